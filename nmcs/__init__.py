@@ -1,0 +1,28 @@
+"""nmcs: Nested Monte-Carlo Search and its relatives, with numba game kernels.
+
+Importing the package points numba's on-disk cache at a folder named after a hash of the
+package's source files. Numba checks only the timestamp of the file that holds a cached entry
+point, not of the search and game modules compiled into it, so an edit to those would otherwise
+run stale machine code. Set NUMBA_CACHE_DIR yourself to take over.
+"""
+
+import hashlib
+import os
+from pathlib import Path
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _source_hash():
+    digest = hashlib.sha1()
+    for path in sorted(_PACKAGE_DIR.rglob("*.py")):
+        digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+if "NUMBA_CACHE_DIR" not in os.environ:
+    _cache_root = Path(os.environ.get("NMCS_CACHE_ROOT", _PACKAGE_DIR.parent / ".numba_cache"))
+    os.environ["NUMBA_CACHE_DIR"] = str(_cache_root / _source_hash())
+
+__version__ = "0.1.0"

@@ -1,0 +1,96 @@
+"""The leftmost path problem (NMCS paper, section 4.1): a binary tree of fixed depth whose leaf
+score is the number of moves on the leftmost path, i.e. the left moves made before the first
+right move.
+
+State layout (int64[4])::
+
+    index:  0       1        2     3
+          +-------+--------+-----+---------+
+          | DEPTH | PLAYED | RUN | ON_PATH |
+          +-------+--------+-----+---------+
+    DEPTH   depth of the tree (moves in every game), 1..1000
+    PLAYED  moves played so far
+    RUN     left moves before the first right move (the score)
+    ON_PATH 1 while no right move has been played
+
+Move encoding: 0 = LEFT, 1 = RIGHT; both are legal until PLAYED == DEPTH (a game always goes to
+the bottom of the tree, so every playout from depth-d remaining has d moves).
+
+Playout: uniform random moves, 64 per random word (bit set = left), as in ``leftmove``.
+"""
+
+import numpy as np
+from numba import njit
+
+from nmcs.games._bits import low_mask, trailing_ones
+from nmcs.search.rng import next_u64
+
+NAME = "leftmost"
+LEFT, RIGHT = np.int32(0), np.int32(1)
+DEPTH, PLAYED, RUN, ON_PATH = 0, 1, 2, 3
+MAX_DEPTH = 1000
+
+
+def make_state(depth=60):
+    """Root of a tree of the given depth."""
+    if not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {depth}")
+    return np.array([depth, 0, 0, 1], dtype=np.int64)
+
+
+@njit(cache=True)
+def max_moves(state):
+    return state[DEPTH]
+
+
+@njit(cache=True)
+def max_branching(state):
+    return 2
+
+
+@njit(cache=True)
+def legal_moves(state, out):
+    if state[PLAYED] >= state[DEPTH]:
+        return 0
+    out[0] = LEFT
+    out[1] = RIGHT
+    return 2
+
+
+@njit(cache=True)
+def play(state, move):
+    state[PLAYED] += 1
+    if move == LEFT:
+        state[RUN] += state[ON_PATH]
+    else:
+        state[ON_PATH] = 0
+
+
+@njit(cache=True)
+def score(state):
+    return state[RUN]
+
+
+@njit(cache=True)
+def playout(state, rng, moves, record):
+    remaining = state[DEPTH] - state[PLAYED]
+    done = 0
+    while done < remaining:
+        k = min(remaining - done, 64)
+        word = next_u64(rng) & low_mask(k)
+        if state[ON_PATH] == 1:
+            run = min(trailing_ones(word), k)
+            state[RUN] += run
+            if run < k:
+                state[ON_PATH] = 0
+        if record:
+            for j in range(k):
+                moves[done + j] = RIGHT - np.int32((word >> np.uint64(j)) & np.uint64(1))
+        done += k
+    state[PLAYED] += remaining
+    return remaining
+
+
+def describe(state0, moves):
+    """Moves as a string of L and R."""
+    return "".join("L" if m == LEFT else "R" for m in moves)

@@ -1,0 +1,91 @@
+"""The left move problem (NMCS paper, section 4.2): a binary tree of fixed depth whose leaf score
+is the number of left moves made on the way down.
+
+State layout (int64[3])::
+
+    index:  0       1        2
+          +-------+--------+-------+
+          | DEPTH | PLAYED | LEFTS |
+          +-------+--------+-------+
+    DEPTH  depth of the tree (moves in every game), 1..1000
+    PLAYED moves played so far
+    LEFTS  left moves among them (the score)
+
+Move encoding: 0 = LEFT, 1 = RIGHT; both are legal until PLAYED == DEPTH.
+
+Playout: uniform random moves. One 64-bit random word gives 64 moves at once (bit set = left),
+so a playout of d moves costs ceil(d / 64) draws and a popcount; moves are written out only when
+``record`` is true (the search replays a playout when it needs its moves).
+"""
+
+import numpy as np
+from numba import njit
+
+from nmcs.games._bits import low_mask, popcount64
+from nmcs.search.rng import next_u64
+
+NAME = "leftmove"
+LEFT, RIGHT = np.int32(0), np.int32(1)
+DEPTH, PLAYED, LEFTS = 0, 1, 2
+MAX_DEPTH = 1000
+
+
+def make_state(depth=60):
+    """Root of a tree of the given depth."""
+    if not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {depth}")
+    return np.array([depth, 0, 0], dtype=np.int64)
+
+
+@njit(cache=True)
+def max_moves(state):
+    return state[DEPTH]
+
+
+@njit(cache=True)
+def max_branching(state):
+    return 2
+
+
+@njit(cache=True)
+def legal_moves(state, out):
+    if state[PLAYED] >= state[DEPTH]:
+        return 0
+    out[0] = LEFT
+    out[1] = RIGHT
+    return 2
+
+
+@njit(cache=True)
+def play(state, move):
+    state[PLAYED] += 1
+    if move == LEFT:
+        state[LEFTS] += 1
+
+
+@njit(cache=True)
+def score(state):
+    return state[LEFTS]
+
+
+@njit(cache=True)
+def playout(state, rng, moves, record):
+    remaining = state[DEPTH] - state[PLAYED]
+    done = 0
+    lefts = 0
+    while done < remaining:
+        k = min(remaining - done, 64)
+        word = next_u64(rng) & low_mask(k)
+        lefts += popcount64(word)
+        if record:
+            for j in range(k):
+                moves[done + j] = RIGHT - np.int32((word >> np.uint64(j)) & np.uint64(1))
+        done += k
+    state[PLAYED] += remaining
+    state[LEFTS] += lefts
+    return remaining
+
+
+def describe(state0, moves):
+    """Moves as a string of L and R."""
+    return "".join("L" if m == LEFT else "R" for m in moves)

@@ -1,0 +1,230 @@
+"""Nested Monte-Carlo Search (Cazenave 2009), written once for every game.
+
+``build_nested(game)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
+
+- ``new_workspace(state0)``: the per-level buffers a search needs, allocated once per worker;
+- ``nested(state, level, memorize, rng, ws, seq)``: level 0 is one playout (``sample``); level
+  l >= 1 plays a whole game, trying every legal move at each step followed by a level l-1 search,
+  and plays the move of the best one (ties broken uniformly at random). With ``memorize`` it keeps
+  the best sequence found so far and plays its next move when no child improves on it (the
+  paper's pseudo-code, lines 7-10). The search plays on ``state`` in place, writes the moves it
+  played into ``seq`` and returns their number; the score is ``game.score(state)`` afterwards;
+- ``iterative(...)``: nested searches repeated from the same position until a budget of seconds
+  and/or playouts is spent, keeping the best and an anytime trace.
+
+Levels are unrolled (level k calls a distinct level k-1 function) rather than recursive, because
+recursive jitted functions without signatures can crash numba's on-disk cache (numba issue 6061).
+
+Two tricks keep the inner loops free of allocation and copying:
+- the level-1 search does not record the moves of its playouts; it saves the one-word generator
+  state before each playout and, when the best child improves on the best sequence, replays that
+  playout to learn its moves (improvements are rare, playouts are not);
+- a level k >= 2 search lets children write their sequences into one of two buffers and swaps the
+  buffers when a child becomes the best of its step.
+
+Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, B = max branching, M = max moves + 1)::
+
+    states  [L, S]     states[k]: the child position that a level-k search hands to level k-1
+    moves   [L, B]     moves[k]: legal moves at the current step of the level-k search
+    seqs    [L, 2, M]  seqs[k]: the two child-sequence buffers of the level-k search
+    cont    [M]        the replayed continuation of a level-1 playout
+    aux     uint64[1]  generator state used for replays
+    stats   int64[2]   playouts started, moves played in playouts (counted since allocation)
+"""
+
+import numpy as np
+from numba import njit
+
+from nmcs.search.clock import now
+from nmcs.search.rng import below
+
+MAX_LEVEL = 6
+NO_SCORE = -(2**62)
+PLAYOUTS, PLAYOUT_MOVES = 0, 1
+TRACE_SECONDS, TRACE_PLAYOUTS, TRACE_SCORE = 0, 1, 2
+
+
+def build_nested(game):
+    """Jitted nested search functions specialised to ``game``'s kernels."""
+    legal_moves = game.legal_moves
+    play = game.play
+    score = game.score
+    playout = game.playout
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+
+    @njit(inline="always")
+    def copy_into(dst, src):
+        # An explicit loop: numba's slice assignment costs more than a short state copy.
+        for j in range(src.shape[0]):
+            dst[j] = src[j]
+
+    @njit
+    def new_workspace(state0):
+        n_levels = MAX_LEVEL + 1
+        m = max_moves(state0) + 1
+        states = np.empty((n_levels, state0.shape[0]), state0.dtype)
+        moves = np.empty((n_levels, max_branching(state0)), np.int32)
+        seqs = np.empty((n_levels, 2, m), np.int32)
+        cont = np.empty(m, np.int32)
+        aux = np.zeros(1, np.uint64)
+        stats = np.zeros(2, np.int64)
+        return states, moves, seqs, cont, aux, stats
+
+    @njit
+    def sample(state, level, memorize, rng, ws, seq):
+        stats = ws[5]
+        n = playout(state, rng, seq, True)
+        stats[PLAYOUTS] += 1
+        stats[PLAYOUT_MOVES] += n
+        return n
+
+    @njit
+    def level1(state, level, memorize, rng, ws, seq):
+        if level < 1:
+            return sample(state, level, memorize, rng, ws, seq)
+        states, moves, _, cont, aux, stats = ws
+        child = states[1]
+        legal = moves[1]
+        best = NO_SCORE
+        played = 0
+        while True:
+            n = legal_moves(state, legal)
+            if n == 0:
+                break
+            step_best = NO_SCORE
+            ties = 0
+            step_move = -1
+            step_rng = np.uint64(0)
+            for i in range(n):
+                copy_into(child, state)
+                play(child, legal[i])
+                saved = rng[0]
+                stats[PLAYOUT_MOVES] += playout(child, rng, cont, False)
+                stats[PLAYOUTS] += 1
+                s = score(child)
+                if s > step_best:
+                    step_best = s
+                    ties = 1
+                    step_move = legal[i]
+                    step_rng = saved
+                elif s == step_best:
+                    ties += 1
+                    if below(rng, ties) == 0:
+                        step_move = legal[i]
+                        step_rng = saved
+            if not memorize:
+                seq[played] = step_move
+            elif step_best > best:
+                best = step_best
+                seq[played] = step_move
+                # Replay the winning playout to learn the rest of the new best sequence.
+                copy_into(child, state)
+                play(child, step_move)
+                aux[0] = step_rng
+                k = playout(child, aux, cont, True)
+                for j in range(k):
+                    seq[played + 1 + j] = cont[j]
+            play(state, seq[played])
+            played += 1
+        return played
+
+    def make_level(lower, k):
+        @njit
+        def level_k(state, level, memorize, rng, ws, seq):
+            if level < k:
+                return lower(state, level, memorize, rng, ws, seq)
+            states, moves, seqs, _, _, _ = ws
+            child = states[k]
+            legal = moves[k]
+            best = NO_SCORE
+            played = 0
+            cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
+            while True:
+                n = legal_moves(state, legal)
+                if n == 0:
+                    break
+                step_best = NO_SCORE
+                ties = 0
+                step_move = -1
+                step_len = 0
+                for i in range(n):
+                    copy_into(child, state)
+                    play(child, legal[i])
+                    length = lower(child, k - 1, memorize, rng, ws, seqs[k, cur])
+                    s = score(child)
+                    take = False
+                    if s > step_best:
+                        step_best = s
+                        ties = 1
+                        take = True
+                    elif s == step_best:
+                        ties += 1
+                        take = below(rng, ties) == 0
+                    if take:
+                        step_move = legal[i]
+                        step_len = length
+                        cur = 1 - cur
+                if not memorize:
+                    seq[played] = step_move
+                elif step_best > best:
+                    best = step_best
+                    seq[played] = step_move
+                    best_seq = seqs[k, 1 - cur]
+                    for j in range(step_len):
+                        seq[played + 1 + j] = best_seq[j]
+                play(state, seq[played])
+                played += 1
+            return played
+
+        return level_k
+
+    nested = level1
+    for k in range(2, MAX_LEVEL + 1):
+        nested = make_level(nested, k)
+
+    @njit
+    def iterative(state0, level, memorize, rng, ws, seq, scratch_state, scratch_seq, max_seconds,
+                  max_playouts, trace):
+        """Repeat nested searches from state0 until the budget is spent (max_seconds <= 0 and
+        max_playouts <= 0 mean no limit of that kind; at least one must be set). Writes the best
+        sequence into seq and an improvement trace (seconds, playouts, score) into trace; returns
+        (length of the best sequence, number of trace rows). A search that has started always
+        finishes, so the budget can be overshot by one nested search."""
+        stats = ws[5]
+        t0 = now()
+        last_check = t0
+        stride = 1
+        since_check = 0
+        best = NO_SCORE
+        best_len = 0
+        n_trace = 0
+        while True:
+            copy_into(scratch_state, state0)
+            length = nested(scratch_state, level, memorize, rng, ws, scratch_seq)
+            s = score(scratch_state)
+            if s > best:
+                best = s
+                best_len = length
+                seq[:length] = scratch_seq[:length]
+                row = min(n_trace, trace.shape[0] - 1)  # a full trace keeps its latest best
+                trace[row, TRACE_SECONDS] = now() - t0
+                trace[row, TRACE_PLAYOUTS] = stats[PLAYOUTS]
+                trace[row, TRACE_SCORE] = s
+                n_trace = row + 1
+            if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
+                break
+            if max_seconds > 0:
+                since_check += 1
+                if since_check >= stride:
+                    since_check = 0
+                    t = now()
+                    if t - t0 >= max_seconds:
+                        break
+                    # Read the clock about every 0.1 ms, whatever one search costs.
+                    if t - last_check < 1e-4:
+                        stride *= 2
+                    last_check = t
+        return best_len, n_trace
+
+    return new_workspace, nested, iterative

@@ -1,0 +1,88 @@
+"""One conformance check run against every game (as pgx checks every environment with one
+shared validator): the kernels obey the protocol of ``nmcs.games`` and the shared searches work
+on them."""
+
+import numpy as np
+import pytest
+
+from nmcs.games import GAMES, game_module
+from nmcs.harness.batch import search_batch, search_seeds
+from nmcs.search.rng import new_rng
+
+
+def replay(game, state0, moves):
+    """Play ``moves`` from a copy of state0 through legal_moves/play, checking each is legal."""
+    state = state0.copy()
+    legal = np.empty(game.max_branching(state0), np.int32)
+    for t, move in enumerate(moves):
+        n = game.legal_moves(state, legal)
+        assert move in legal[:n], f"move {t} ({move}) is not legal"
+        game.play(state, move)
+    return state
+
+
+@pytest.fixture(params=GAMES)
+def game(request):
+    return game_module(request.param)
+
+
+def test_state_and_bounds(game):
+    state = game.make_state()
+    assert state.ndim == 1
+    assert game.max_moves(state) >= 1
+    assert game.max_branching(state) >= 1
+    legal = np.empty(game.max_branching(state), np.int32)
+    n = game.legal_moves(state, legal)
+    assert 1 <= n <= game.max_branching(state)
+    assert len(set(legal[:n].tolist())) == n, "legal moves must be distinct"
+
+
+def test_random_walk_ends_within_max_moves(game):
+    state0 = game.make_state()
+    rng = np.random.default_rng(1)
+    legal = np.empty(game.max_branching(state0), np.int32)
+    for _ in range(20):
+        state = state0.copy()
+        steps = 0
+        while (n := game.legal_moves(state, legal)) > 0:
+            before = state.copy()
+            game.play(state, legal[rng.integers(n)])
+            assert not np.array_equal(before, state), "a move must change the state"
+            steps += 1
+            assert steps <= game.max_moves(state0)
+        assert isinstance(int(game.score(state)), int)
+
+
+def test_playout_replays_and_is_deterministic(game):
+    state0 = game.make_state()
+    for seed in range(10):
+        recorded = state0.copy()
+        moves = np.empty(game.max_moves(state0) + 1, np.int32)
+        n = game.playout(recorded, new_rng(seed), moves, True)
+        assert game.legal_moves(recorded, np.empty(game.max_branching(state0), np.int32)) == 0
+        unrecorded = state0.copy()
+        assert game.playout(unrecorded, new_rng(seed), moves[:0].copy(), False) == n
+        np.testing.assert_array_equal(recorded, unrecorded)
+        np.testing.assert_array_equal(replay(game, state0, moves[:n]), recorded)
+
+
+@pytest.mark.parametrize("level,memorize", [(0, False), (1, False), (1, True), (2, True)])
+def test_search_sequences_replay_to_their_score(game, level, memorize):
+    state0 = game.make_state()
+    res = search_batch(game.NAME, state0, search_seeds(7, 0, 4), level=level, memorize=memorize)
+    for i in range(4):
+        assert res.length[i] == len(res.moves[i])
+        final = replay(game, state0, res.moves[i])
+        assert game.score(final) == res.score[i]
+        assert res.playouts[i] >= 1
+
+
+def test_results_do_not_depend_on_workers(game):
+    state0 = game.make_state()
+    seeds = search_seeds(3, 0, 6)
+    one = search_batch(game.NAME, state0, seeds, level=1, memorize=True, workers=1)
+    two = search_batch(game.NAME, state0, seeds, level=1, memorize=True, workers=2)
+    np.testing.assert_array_equal(one.score, two.score)
+    np.testing.assert_array_equal(one.playouts, two.playouts)
+    for a, b in zip(one.moves, two.moves, strict=True):
+        np.testing.assert_array_equal(a, b)
