@@ -1,0 +1,327 @@
+"""The left move and leftmost path experiments of the NMCS paper, section 4: Figs 3-6, the
+probability of finding the best score beside the dynamic programme, goodness of fit of theory
+against simulation, and the leftmost-path claims."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.common import (
+    Claim,
+    paper_values,
+    save_figure,
+    save_table,
+    verdict_interval,
+    welch_diff,
+    wilson,
+)
+from nmcs.theory.leftmove import score_distribution
+
+SECTION = "NMCS 4 (left move, leftmost path)"
+
+
+def _cmd(experiment, scale):
+    return f"python run.py -m experiment={experiment} scale={scale} && python -m analysis"
+
+
+def pooled_bins(expected, minimum=5.0):
+    """Groups of consecutive scores whose expected counts reach ``minimum`` (tails pooled)."""
+    groups, current, total = [], [], 0.0
+    for s, e in enumerate(expected):
+        current.append(s)
+        total += e
+        if total >= minimum:
+            groups.append(current)
+            current, total = [], 0.0
+    if current:
+        if groups:
+            groups[-1].extend(current)
+        else:
+            groups.append(current)
+    return groups
+
+
+def goodness_of_fit(scores, depth, level):
+    """Chi-square and G tests (tails pooled to expected >= 5) of observed scores against the
+    dynamic programme, and the largest absolute difference between the two distributions."""
+    theory = score_distribution(depth, level)
+    n = len(scores)
+    observed = np.bincount(np.asarray(scores), minlength=depth + 1)[: depth + 1]
+    groups = pooled_bins(theory * n)
+    o = np.array([observed[g].sum() for g in groups], float)
+    e = np.array([theory[g].sum() * n for g in groups], float)
+    dof = max(len(groups) - 1, 1)
+    chi2 = float(((o - e) ** 2 / e).sum())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = float(2 * np.nansum(np.where(o > 0, o * np.log(o / e), 0.0)))
+    return {
+        "n": n,
+        "bins": len(groups),
+        "chi2": chi2,
+        "chi2_p": float(stats.chi2.sf(chi2, dof)),
+        "G": g,
+        "G_p": float(stats.chi2.sf(g, dof)),
+        "max_abs_diff": float(np.abs(observed / n - theory).max()),
+    }
+
+
+def plot_distributions(results, title, theory):
+    """Score histograms per level (lines), with the dynamic programme dashed when asked."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    depth = int(results["depth"].iloc[0])
+    for level, group in sorted(results.groupby("level")):
+        freq = np.bincount(group["score"], minlength=depth + 1) / len(group)
+        (line,) = ax.plot(np.arange(depth + 1), freq, label=f"level {level} (n={len(group)})")
+        if theory:
+            ax.plot(np.arange(depth + 1), score_distribution(depth, level), "--",
+                    color=line.get_color(), lw=1)
+    ax.set_xlabel("score (left moves)")
+    ax.set_ylabel("frequency")
+    ax.set_title(title + (" — dashed: dynamic programme" if theory else ""))
+    ax.legend()
+    ax.set_xlim(depth * 0.3, depth)
+    return fig
+
+
+def analyze_distributions(ctx, experiment="leftmove_distributions"):
+    """Figs 3 and 4, the goodness-of-fit table, and the 1.02 % claim."""
+    df = ctx.results(experiment)
+    if df.empty:
+        return []
+    paper = paper_values("leftmove")
+    gof_rows = []
+    for memorize, part in df.groupby("memorize"):
+        depth = int(part["depth"].iloc[0])
+        name = "fig4" if memorize else "fig3"
+        title = (f"{'Fig 4' if memorize else 'Fig 3'}: depth {depth}, "
+                 f"{'with' if memorize else 'without'} memorization")
+        fig = plot_distributions(part, title, theory=not memorize)
+        save_figure(fig, ctx.figures, f"{experiment}_{name}")
+        if memorize:
+            continue
+        for level, group in sorted(part.groupby("level")):
+            gof_rows.append({"depth": depth, "level": level,
+                             **goodness_of_fit(group["score"].to_numpy(), depth, level)})
+    claims = []
+    if gof_rows:
+        gof = pd.DataFrame(gof_rows)
+        save_table(gof, ctx.tables, f"{experiment}_goodness_of_fit")
+        worst = gof["max_abs_diff"].max()
+        limit = paper["theory_agreement_percent"] / 100
+        p_min = min(gof["chi2_p"].min(), gof["G_p"].min())
+        claims.append(Claim(
+            SECTION, "Fig 3 simulations lie within 1.02 % of the dynamic programme",
+            f"{paper['theory_agreement_percent']} %",
+            f"max abs diff {100 * worst:.2f} % over levels "
+            f"{', '.join(str(v) for v in sorted(gof['level']))}, "
+            f"n={int(gof['n'].min())} per level; smallest chi2/G p-value {p_min:.3g}",
+            "agrees" if worst <= limit else "differs",
+            _cmd(experiment, ctx.scale)))
+    return claims
+
+
+def analyze_best_probability(ctx, experiment="leftmove_best_probability"):
+    """P(best score) per level and depth, with and without memorization, beside theory."""
+    df = ctx.results(experiment)
+    if df.empty:
+        return []
+    rows = []
+    for (level, depth, memorize), group in df.groupby(["level", "depth", "memorize"]):
+        hits = int((group["score"] == depth).sum())
+        low, high = wilson(hits, len(group))
+        theory = float(score_distribution(depth, level)[depth])
+        rows.append({"level": level, "depth": depth, "memorize": memorize, "n": len(group),
+                     "p_best": hits / len(group), "ci_low": low, "ci_high": high,
+                     "theory_no_memorization": theory,
+                     "theory_in_ci": bool(low - 1e-9 <= theory <= high + 1e-9)})
+    table = pd.DataFrame(rows).sort_values(["memorize", "level", "depth"])
+    save_table(table, ctx.tables, experiment)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (level, memorize), part in table.groupby(["level", "memorize"]):
+        style = "-o" if memorize else "-s"
+        ax.errorbar(part["depth"], part["p_best"],
+                    yerr=np.clip([part["p_best"] - part["ci_low"],
+                                  part["ci_high"] - part["p_best"]], 0, None),
+                    fmt=style, ms=3, capsize=2,
+                    label=f"level {level} {'memorized' if memorize else 'no memorization'}")
+        if not memorize:
+            ax.plot(part["depth"], part["theory_no_memorization"], "k:", lw=1)
+    ax.set_xlabel("depth")
+    ax.set_ylabel("P(best score)")
+    ax.set_title("Probability of finding the best score (dotted: dynamic programme)")
+    ax.legend(fontsize=7)
+    save_figure(fig, ctx.figures, experiment)
+
+    paper = paper_values("leftmove")["best_probability"]
+    tol = 0.5 * 10 ** -paper["decimals"]
+    claims = []
+    for memorize, key in ((False, "without_memorization"), (True, "with_memorization")):
+        match = table[(table["level"] == paper["level"]) & (table["depth"] == paper["depth"])
+                      & (table["memorize"] == memorize)]
+        if match.empty:
+            continue
+        row = match.iloc[0]
+        ours = f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={row.n})"
+        if not memorize:
+            ours += f"; dynamic programme {row.theory_no_memorization:.4f}"
+        claims.append(Claim(
+            SECTION,
+            f"level {paper['level']}, depth {paper['depth']}: P(best score) "
+            f"{'with' if memorize else 'without'} memorization",
+            f"{paper[key]:.2f}", ours,
+            verdict_interval(row.ci_low, row.ci_high, paper[key] - tol, paper[key] + tol),
+            _cmd(experiment, ctx.scale)))
+    no_memo = table[~table["memorize"].astype(bool)]
+    if len(no_memo):
+        inside = sum(bool(x) for x in no_memo["theory_in_ci"])
+        claims.append(Claim(
+            SECTION, "the dynamic programme predicts P(best score) without memorization",
+            "exact (our DP)", f"theory inside the 95% CI in {inside} of {len(no_memo)} cells "
+            f"(about {0.95 * len(no_memo):.0f} expected)",
+            "agrees" if inside >= stats.binom.ppf(0.001, len(no_memo), 0.95) else "differs",
+            _cmd(experiment, ctx.scale)))
+    return claims
+
+
+def score_at(trace_x, trace_score, grid):
+    """Best score reached by each grid point (NaN before the first completed search)."""
+    idx = np.searchsorted(np.asarray(trace_x), grid, side="right") - 1
+    scores = np.asarray(trace_score, float)
+    return np.where(idx >= 0, scores[np.clip(idx, 0, None)] if len(scores) else np.nan, np.nan)
+
+
+def anytime_curves(df, axis):
+    """Per-search best score on a grid of seconds (0.01 doubling) or playouts (doubling)."""
+    if axis == "seconds":
+        budget = df["budget_seconds"].max() if df["budget_seconds"].max() > 0 else \
+            df["seconds"].min()
+        grid = 0.01 * 2.0 ** np.arange(0, 40)
+        grid = grid[grid <= budget * (1 + 1e-9)]
+        col = "trace_seconds"
+    else:
+        top = df["playouts"].min()
+        grid = 2.0 ** np.arange(7, 63)
+        grid = grid[grid <= top]
+        col = "trace_playouts"
+    curves = {}
+    for (level, memorize), group in df.groupby(["level", "memorize"]):
+        curves[(level, memorize)] = np.vstack([
+            score_at(x, s, grid) for x, s in zip(group[col], group["trace_score"], strict=True)
+        ])
+    return grid, curves
+
+
+def analyze_realtime(ctx, experiment="leftmove_realtime"):
+    """Figs 5 and 6 against seconds and playouts, and the level-gap claims."""
+    df = ctx.results(experiment)
+    if df.empty:
+        return []
+    claims = []
+    paper = paper_values("leftmove")
+    for axis in ("seconds", "playouts"):
+        grid, curves = anytime_curves(df, axis)
+        rows = []
+        for (level, memorize), matrix in curves.items():
+            for j, x in enumerate(grid):
+                col = matrix[:, j]
+                if np.isnan(col).any():
+                    continue  # not every search had finished one nested search yet
+                rows.append({"level": level, "memorize": memorize, axis: x, "n": len(col),
+                             "mean_score": col.mean(),
+                             "ci95": stats.t.ppf(0.975, len(col) - 1) * col.std(ddof=1)
+                             / np.sqrt(len(col)) if len(col) > 1 else 0.0})
+        table = pd.DataFrame(rows)
+        save_table(table, ctx.tables, f"{experiment}_{axis}")
+        for memorize, part in table.groupby("memorize"):
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            for level, line in part.groupby("level"):
+                ax.errorbar(line[axis], line["mean_score"], yerr=line["ci95"], fmt="-o", ms=3,
+                            capsize=2, label=f"level {level}")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel(f"{axis} (log scale)")
+            ax.set_ylabel("mean best score")
+            fig_name = "fig5" if memorize else "fig6"
+            ax.set_title(f"{'Fig 5' if memorize else 'Fig 6'}: iterative NMCS, "
+                         f"{'with' if memorize else 'without'} memorization")
+            ax.legend()
+            save_figure(fig, ctx.figures, f"{experiment}_{fig_name}_{axis}")
+        if axis != "seconds":
+            continue
+        # Gaps between levels: each search's scores averaged over the common time points.
+        for memorize in (True, False):
+            levels = sorted(level for (level, m) in curves if m == memorize)
+            for lo, hi in zip(levels, levels[1:], strict=False):
+                a, b = curves[(hi, memorize)], curves[(lo, memorize)]
+                common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
+                if not common.any():
+                    continue
+                diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+                ours = (f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] over "
+                        f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}")
+                if memorize:
+                    key = f"level{hi}_minus_level{lo}"
+                    value = paper["realtime_gain_with_memorization"].get(key)
+                    if value is None:
+                        continue
+                    claims.append(Claim(
+                        SECTION, f"real time, memorization: level {hi} beats level {lo} by "
+                        f"about {value} points", f"+{value}", ours,
+                        verdict_interval(low, high, value - 0.5, value + 0.5),
+                        _cmd(experiment, ctx.scale)))
+        for hi in (2, 3):
+            if (hi, False) not in curves or (1, False) not in curves:
+                continue
+            a, b = curves[(hi, False)], curves[(1, False)]
+            common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
+            if not common.any():
+                continue
+            diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+            claims.append(Claim(
+                SECTION, f"real time, no memorization: level {hi} is worse than level 1",
+                "worse", f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] points, n={a.shape[0]}",
+                "agrees" if high < 0 else "differs", _cmd(experiment, ctx.scale)))
+    return claims
+
+
+def analyze_leftmost(ctx, experiment="leftmost_level1"):
+    df = ctx.results(experiment)
+    if df.empty:
+        return []
+    df = df.assign(best=df["score"] == df["depth"],
+                   expected_moves=df["depth"] * (df["depth"] - 1))
+    table = df.groupby(["depth", "memorize"]).agg(
+        n=("score", "size"), p_best=("best", "mean"), playout_moves=("playout_moves", "mean"),
+        expected_moves=("expected_moves", "first"), playouts=("playouts", "mean")).reset_index()
+    save_table(table, ctx.tables, experiment)
+    always = bool(df["best"].all())
+    exact = bool((df["playout_moves"] == df["expected_moves"]).all())
+    cmd = _cmd(experiment, ctx.scale)
+    return [
+        Claim(SECTION, "leftmost path: a level-1 search always finds the best score", "always",
+              f"{int(df['best'].sum())} of {len(df)} searches, depths "
+              f"{', '.join(str(d) for d in sorted(df['depth'].unique()))}", "agrees" if always else "differs", cmd),
+        Claim(SECTION, "leftmost path: a level-1 search costs n(n-1) (moves played in playouts)",
+              "n(n-1)", "equal in every search" if exact else "not equal in some searches",
+              "agrees" if exact else "differs", cmd),
+    ]
+
+
+def analyze_default(ctx):
+    """The default sweep of `make run`: score distributions per level."""
+    df = ctx.results("default")
+    if df.empty or "depth" not in df:
+        return []
+    for (game, depth, memorize), part in df.groupby(["game", "depth", "memorize"]):
+        if game != "leftmove" or part["algo"].iloc[0] != "nested":
+            continue
+        fig = plot_distributions(part, f"{game}, depth {depth}, "
+                                 f"{'with' if memorize else 'without'} memorization",
+                                 theory=not memorize)
+        save_figure(fig, ctx.figures, f"default_{game}_depth{depth}_memorize{memorize}")
+    return []
+
+
+def analyze(ctx):
+    return (analyze_default(ctx) + analyze_distributions(ctx) + analyze_best_probability(ctx)
+            + analyze_realtime(ctx) + analyze_leftmost(ctx))

@@ -1,0 +1,58 @@
+"""What produced a result: code version, packages, machine, times."""
+
+import datetime
+import os
+import platform
+import socket
+import subprocess
+from importlib import metadata
+from pathlib import Path
+
+REPO_DIR = Path(__file__).resolve().parents[2]
+PACKAGES = ("nmcs", "numba", "llvmlite", "numpy", "hydra-core", "omegaconf", "pandas", "pyarrow")
+
+
+def _git(*args):
+    try:
+        out = subprocess.run(["git", *args], cwd=REPO_DIR, capture_output=True, text=True,
+                             timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def cpu_model():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def versions():
+    found = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+def provenance():
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return {
+        "git_commit": _git("rev-parse", "HEAD"),
+        "git_dirty": bool(status) if status is not None else None,
+        "versions": versions(),
+        "cpu": cpu_model(),
+        "cores": os.cpu_count(),
+        "host": socket.gethostname(),
+        "platform": platform.platform(),
+    }
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

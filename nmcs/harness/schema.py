@@ -1,0 +1,90 @@
+"""Typed schema of the Hydra configuration (dataclasses in Hydra's ConfigStore).
+
+Hydra checks every composed config against these: a misspelled key or a value of the wrong
+type is refused before anything runs. Range checks that types cannot express live in
+``nmcs.harness.validate``.
+
+Config groups and their schemas::
+
+    game/<name>.yaml   -> GAME_SCHEMAS[name]   (options of one game)
+    algo/<name>.yaml   -> ALGO_SCHEMAS[name]   (algorithm and its own options)
+    scale/<name>.yaml  -> ScaleConfig          (quick | paper)
+    experiment/*.yaml  -> merged at the top level (# @package _global_)
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hydra.core.config_store import ConfigStore
+from omegaconf import MISSING
+
+SCALES = ("quick", "paper")
+
+
+@dataclass
+class LeftmoveGame:
+    name: str = "leftmove"
+    depth: int = 60
+
+
+@dataclass
+class LeftmostGame:
+    name: str = "leftmost"
+    depth: int = 60
+
+
+GAME_SCHEMAS = {"leftmove": LeftmoveGame, "leftmost": LeftmostGame}
+
+
+@dataclass
+class NestedAlgo:
+    name: str = "nested"
+
+
+@dataclass
+class IterativeAlgo:
+    name: str = "iterative"
+
+
+ALGO_SCHEMAS = {"nested": NestedAlgo, "iterative": IterativeAlgo}
+
+
+@dataclass
+class Budget:
+    """Budget of an iterative search; either or both may be set (null = no limit of that kind)."""
+
+    seconds: float | None = None
+    playouts: int | None = None
+
+
+@dataclass
+class ScaleConfig:
+    name: str = "quick"
+    description: str = ""
+
+
+@dataclass
+class Config:
+    game: Any = MISSING
+    algo: Any = MISSING
+    scale: ScaleConfig = field(default_factory=ScaleConfig)
+    experiment_name: str = "default"
+    level: int = 1
+    memorize: bool = True
+    n_searches: int = 100
+    seed: int = 0
+    workers: int = 0
+    budget: Budget = field(default_factory=Budget)
+    chunk_seconds: float = 5.0
+    progress: bool = True
+
+
+def register_configs():
+    """Store the schemas; the YAML files name them in their defaults lists."""
+    cs = ConfigStore.instance()
+    cs.store(name="config_schema", node=Config)
+    for name, schema in GAME_SCHEMAS.items():
+        cs.store(group="game", name=f"{name}_schema", node=schema)
+    for name, schema in ALGO_SCHEMAS.items():
+        cs.store(group="algo", name=f"{name}_schema", node=schema)
+    cs.store(group="scale", name="scale_schema", node=ScaleConfig)

@@ -1,0 +1,25 @@
+"""Run one table cell, or a sweep of them with -m:
+
+    python run.py -m level=0,1,2,3
+    python run.py -m experiment=leftmove_distributions scale=paper
+
+Everything happens in ``nmcs.harness``; see the README for the keys.
+"""
+
+import sys
+
+import hydra
+
+from nmcs.harness.cli import preflight, register, run_job
+
+register()
+
+
+@hydra.main(version_base="1.3", config_path="conf", config_name="config")
+def main(cfg):
+    run_job(cfg)
+
+
+if __name__ == "__main__":
+    preflight(sys.argv[1:])
+    main()
