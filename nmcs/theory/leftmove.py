@@ -96,6 +96,10 @@ def _left_exact(child):
 def score_distribution_exact(depth, level):
     """P_score(., depth, level) as a list of Fractions (for tests and small depths)."""
     _check(depth, level)
+    return _distribution_exact(depth, level)
+
+
+def _distribution_exact(depth, level):
     rows = [[Fraction(comb(d, s), 2**d) for s in range(d + 1)] for d in range(depth + 1)]
     for _ in range(level):
         lower = rows
@@ -114,4 +118,4 @@ def score_distribution_exact(depth, level):
 def left_probability_exact(depth, level):
     """P_left(depth, level) as a Fraction."""
     _check(depth, level)
-    return _left_exact(score_distribution_exact(depth - 1, level))
+    return _left_exact(_distribution_exact(depth - 1, level))
