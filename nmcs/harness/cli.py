@@ -19,6 +19,7 @@ from hydra.errors import MissingConfigException, OverrideParseException
 from omegaconf import OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.harness.runner import run_cell
 from nmcs.harness.schema import SCALES, register_configs
 from nmcs.harness.validate import ConfigError, validate
@@ -124,16 +125,21 @@ def preflight(argv):
     if any(flag in argv for flag in INFO_FLAGS):
         return
     register()
+    initial_states = {}
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cells = _cells(argv)
             for overrides in cells[:MAX_CHECKED_CELLS]:
                 cfg = compose("config", overrides=list(overrides))
                 OmegaConf.to_container(cfg, resolve=True)
-                validate(cfg)
+                initial_states.setdefault(cfg.game.name, validate(cfg))
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error)}", file=sys.stderr)
         sys.exit(2)
+    # Load or compile each game's engine here, once: jobs launched in parallel processes then
+    # all find it in the on-disk cache instead of compiling (and writing the cache) at once.
+    for game, state0 in initial_states.items():
+        search_batch(game, state0, search_seeds(0, 0, 1), level=0)
 
 
 def run_job(cfg):

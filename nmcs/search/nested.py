@@ -17,8 +17,9 @@ recursive jitted functions without signatures can crash numba's on-disk cache (n
 
 Two tricks keep the inner loops free of allocation and copying:
 - the level-1 search does not record the moves of its playouts; it saves the one-word generator
-  state before each playout and, when the best child improves on the best sequence, replays that
-  playout to learn its moves (improvements are rare, playouts are not);
+  state before each playout and, when the best sequence's next move is needed but is only known
+  as "the playout after the last improvement", replays that playout to learn its moves
+  (improvements are rare, playouts are not);
 - a level k >= 2 search lets children write their sequences into one of two buffers and swaps the
   buffers when a child becomes the best of its step.
 
@@ -88,6 +89,8 @@ def build_nested(game):
         legal = moves[1]
         best = NO_SCORE
         played = 0
+        pending = False  # the best sequence's tail is a playout not replayed yet
+        pending_rng = np.uint64(0)
         while True:
             n = legal_moves(state, legal)
             if n == 0:
@@ -118,13 +121,18 @@ def build_nested(game):
             elif step_best > best:
                 best = step_best
                 seq[played] = step_move
-                # Replay the winning playout to learn the rest of the new best sequence.
+                # The rest of the new best sequence is the winning playout, which started from
+                # the position after step_move, i.e. from the next step's position. Replay it
+                # only if a later step needs it (no child improves before the game ends).
+                pending = True
+                pending_rng = step_rng
+            elif pending:
                 copy_into(child, state)
-                play(child, step_move)
-                aux[0] = step_rng
+                aux[0] = pending_rng
                 k = playout(child, aux, cont, True)
                 for j in range(k):
-                    seq[played + 1 + j] = cont[j]
+                    seq[played + j] = cont[j]
+                pending = False
             play(state, seq[played])
             played += 1
         return played
