@@ -26,6 +26,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 from tqdm.auto import tqdm
 
+from nmcs.games import game_module
 from nmcs.harness.batch import search_batch, seeds_for
 from nmcs.harness.provenance import now_iso, provenance
 from nmcs.harness.validate import ConfigError, game_options, validate
@@ -164,10 +165,25 @@ def run_cell(cfg, out_dir):
     bar.close()
     results = gather_chunks(chunk_dir, n)
     atomic_write_parquet(results, out_dir / "results.parquet")
+    save_best_game(cfg, state0, results, out_dir)
     meta["finished"] = now_iso()
     meta["n_done"] = len(results)
     write_meta(out_dir, meta)
     return results
+
+
+def save_best_game(cfg, state0, results, out_dir):
+    """The best game of the cell as text (``best_game.txt``) and, for games that can draw
+    themselves (an optional ``save_game(state0, moves, path_stem)`` in the game module), as
+    pictures and game files next to it."""
+    best = results.loc[results["score"].idxmax()]
+    game = game_module(cfg.game.name)
+    moves = np.asarray(best["moves"], dtype=np.int32)
+    text = (f"game {cfg.game.name}, score {best['score']}, {len(moves)} moves, search "
+            f"{best['search']} (seed {best['search_seed']})\n{game.describe(state0, moves)}\n")
+    atomic_write_bytes(out_dir / "best_game.txt", text.encode())
+    if hasattr(game, "save_game"):
+        game.save_game(state0, moves, out_dir / "best_game")
 
 
 def gather_chunks(chunk_dir, n):
