@@ -14,13 +14,19 @@ MODULES = (leftmove,)
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
-    parser.add_argument("--outputs", type=Path, default=Path("outputs"),
-                        help="folder holding <scale>/<experiment>/<cell> results (default: outputs)")
+    parser.add_argument(
+        "--outputs",
+        type=Path,
+        default=Path("outputs"),
+        help="folder holding <scale>/<experiment>/<cell> results (default: outputs)",
+    )
     parser.add_argument("--scale", choices=(*SCALES, "all"), default="all")
     args = parser.parse_args(argv)
     if not args.outputs.is_dir():
-        print(f"analysis: error: no results folder '{args.outputs}' (run `python run.py` first)",
-              file=sys.stderr)
+        print(
+            f"analysis: error: no results folder '{args.outputs}' (run `python run.py` first)",
+            file=sys.stderr,
+        )
         return 2
     scales = SCALES if args.scale == "all" else (args.scale,)
     claims = {}
@@ -29,8 +35,10 @@ def main(argv=None):
             continue
         ctx = Context(args.outputs, scale)
         claims[scale] = [c for module in MODULES for c in module.analyze(ctx)]
-        print(f"analysis: {scale}: {len(claims[scale])} claims checked; figures in "
-              f"{ctx.figures}, tables in {ctx.tables}")
+        print(
+            f"analysis: {scale}: {len(claims[scale])} claims checked; figures in "
+            f"{ctx.figures}, tables in {ctx.tables}"
+        )
     report = write_report(args.outputs, claims)
     print(f"analysis: wrote {report}")
     return 0

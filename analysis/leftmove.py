@@ -74,8 +74,13 @@ def plot_distributions(results, title, theory):
         freq = np.bincount(group["score"], minlength=depth + 1) / len(group)
         (line,) = ax.plot(np.arange(depth + 1), freq, label=f"level {level} (n={len(group)})")
         if theory:
-            ax.plot(np.arange(depth + 1), score_distribution(depth, level), "--",
-                    color=line.get_color(), lw=1)
+            ax.plot(
+                np.arange(depth + 1),
+                score_distribution(depth, level),
+                "--",
+                color=line.get_color(),
+                lw=1,
+            )
     ax.set_xlabel("score (left moves)")
     ax.set_ylabel("frequency")
     ax.set_title(title + (" — dashed: dynamic programme" if theory else ""))
@@ -94,15 +99,22 @@ def analyze_distributions(ctx, experiment="leftmove_distributions"):
     for memorize, part in df.groupby("memorize"):
         depth = int(part["depth"].iloc[0])
         name = "fig4" if memorize else "fig3"
-        title = (f"{'Fig 4' if memorize else 'Fig 3'}: depth {depth}, "
-                 f"{'with' if memorize else 'without'} memorization")
+        title = (
+            f"{'Fig 4' if memorize else 'Fig 3'}: depth {depth}, "
+            f"{'with' if memorize else 'without'} memorization"
+        )
         fig = plot_distributions(part, title, theory=not memorize)
         save_figure(fig, ctx.figures, f"{experiment}_{name}")
         if memorize:
             continue
         for level, group in sorted(part.groupby("level")):
-            gof_rows.append({"depth": depth, "level": level,
-                             **goodness_of_fit(group["score"].to_numpy(), depth, level)})
+            gof_rows.append(
+                {
+                    "depth": depth,
+                    "level": level,
+                    **goodness_of_fit(group["score"].to_numpy(), depth, level),
+                }
+            )
     claims = []
     if gof_rows:
         gof = pd.DataFrame(gof_rows)
@@ -110,14 +122,18 @@ def analyze_distributions(ctx, experiment="leftmove_distributions"):
         worst = gof["max_abs_diff"].max()
         limit = paper["theory_agreement_percent"] / 100
         p_min = min(gof["chi2_p"].min(), gof["G_p"].min())
-        claims.append(Claim(
-            SECTION, "Fig 3 simulations lie within 1.02 % of the dynamic programme",
-            f"{paper['theory_agreement_percent']} %",
-            f"max abs diff {100 * worst:.2f} % over levels "
-            f"{', '.join(str(v) for v in sorted(gof['level']))}, "
-            f"n={int(gof['n'].min())} per level; smallest chi2/G p-value {p_min:.3g}",
-            "agrees" if worst <= limit else "differs",
-            _cmd(experiment, ctx.scale)))
+        claims.append(
+            Claim(
+                SECTION,
+                "Fig 3 simulations lie within 1.02 % of the dynamic programme",
+                f"{paper['theory_agreement_percent']} %",
+                f"max abs diff {100 * worst:.2f} % over levels "
+                f"{', '.join(str(v) for v in sorted(gof['level']))}, "
+                f"n={int(gof['n'].min())} per level; smallest chi2/G p-value {p_min:.3g}",
+                "agrees" if worst <= limit else "differs",
+                _cmd(experiment, ctx.scale),
+            )
+        )
     return claims
 
 
@@ -131,20 +147,35 @@ def analyze_best_probability(ctx, experiment="leftmove_best_probability"):
         hits = int((group["score"] == depth).sum())
         low, high = wilson(hits, len(group))
         theory = float(score_distribution(depth, level)[depth])
-        rows.append({"level": level, "depth": depth, "memorize": memorize, "n": len(group),
-                     "p_best": hits / len(group), "ci_low": low, "ci_high": high,
-                     "theory_no_memorization": theory,
-                     "theory_in_ci": bool(low - 1e-9 <= theory <= high + 1e-9)})
+        rows.append(
+            {
+                "level": level,
+                "depth": depth,
+                "memorize": memorize,
+                "n": len(group),
+                "p_best": hits / len(group),
+                "ci_low": low,
+                "ci_high": high,
+                "theory_no_memorization": theory,
+                "theory_in_ci": bool(low - 1e-9 <= theory <= high + 1e-9),
+            }
+        )
     table = pd.DataFrame(rows).sort_values(["memorize", "level", "depth"])
     save_table(table, ctx.tables, experiment)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (level, memorize), part in table.groupby(["level", "memorize"]):
         style = "-o" if memorize else "-s"
-        ax.errorbar(part["depth"], part["p_best"],
-                    yerr=np.clip([part["p_best"] - part["ci_low"],
-                                  part["ci_high"] - part["p_best"]], 0, None),
-                    fmt=style, ms=3, capsize=2,
-                    label=f"level {level} {'memorized' if memorize else 'no memorization'}")
+        ax.errorbar(
+            part["depth"],
+            part["p_best"],
+            yerr=np.clip(
+                [part["p_best"] - part["ci_low"], part["ci_high"] - part["p_best"]], 0, None
+            ),
+            fmt=style,
+            ms=3,
+            capsize=2,
+            label=f"level {level} {'memorized' if memorize else 'no memorization'}",
+        )
         if not memorize:
             ax.plot(part["depth"], part["theory_no_memorization"], "k:", lw=1)
     ax.set_xlabel("depth")
@@ -157,30 +188,42 @@ def analyze_best_probability(ctx, experiment="leftmove_best_probability"):
     tol = 0.5 * 10 ** -paper["decimals"]
     claims = []
     for memorize, key in ((False, "without_memorization"), (True, "with_memorization")):
-        match = table[(table["level"] == paper["level"]) & (table["depth"] == paper["depth"])
-                      & (table["memorize"] == memorize)]
+        match = table[
+            (table["level"] == paper["level"])
+            & (table["depth"] == paper["depth"])
+            & (table["memorize"] == memorize)
+        ]
         if match.empty:
             continue
         row = match.iloc[0]
         ours = f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={row.n})"
         if not memorize:
             ours += f"; dynamic programme {row.theory_no_memorization:.4f}"
-        claims.append(Claim(
-            SECTION,
-            f"level {paper['level']}, depth {paper['depth']}: P(best score) "
-            f"{'with' if memorize else 'without'} memorization",
-            f"{paper[key]:.2f}", ours,
-            verdict_interval(row.ci_low, row.ci_high, paper[key] - tol, paper[key] + tol),
-            _cmd(experiment, ctx.scale)))
+        claims.append(
+            Claim(
+                SECTION,
+                f"level {paper['level']}, depth {paper['depth']}: P(best score) "
+                f"{'with' if memorize else 'without'} memorization",
+                f"{paper[key]:.2f}",
+                ours,
+                verdict_interval(row.ci_low, row.ci_high, paper[key] - tol, paper[key] + tol),
+                _cmd(experiment, ctx.scale),
+            )
+        )
     no_memo = table[~table["memorize"].astype(bool)]
     if len(no_memo):
         inside = sum(bool(x) for x in no_memo["theory_in_ci"])
-        claims.append(Claim(
-            SECTION, "the dynamic programme predicts P(best score) without memorization",
-            "exact (our DP)", f"theory inside the 95% CI in {inside} of {len(no_memo)} cells "
-            f"(about {0.95 * len(no_memo):.0f} expected)",
-            "agrees" if inside >= stats.binom.ppf(0.001, len(no_memo), 0.95) else "differs",
-            _cmd(experiment, ctx.scale)))
+        claims.append(
+            Claim(
+                SECTION,
+                "the dynamic programme predicts P(best score) without memorization",
+                "exact (our DP)",
+                f"theory inside the 95% CI in {inside} of {len(no_memo)} cells "
+                f"(about {0.95 * len(no_memo):.0f} expected)",
+                "agrees" if inside >= stats.binom.ppf(0.001, len(no_memo), 0.95) else "differs",
+                _cmd(experiment, ctx.scale),
+            )
+        )
     return claims
 
 
@@ -194,8 +237,9 @@ def score_at(trace_x, trace_score, grid):
 def anytime_curves(df, axis):
     """Per-search best score on a grid of seconds (0.01 doubling) or playouts (doubling)."""
     if axis == "seconds":
-        budget = df["budget_seconds"].max() if df["budget_seconds"].max() > 0 else \
-            df["seconds"].min()
+        budget = (
+            df["budget_seconds"].max() if df["budget_seconds"].max() > 0 else df["seconds"].min()
+        )
         grid = 0.01 * 2.0 ** np.arange(0, 40)
         grid = grid[grid <= budget * (1 + 1e-9)]
         col = "trace_seconds"
@@ -206,9 +250,9 @@ def anytime_curves(df, axis):
         col = "trace_playouts"
     curves = {}
     for (level, memorize), group in df.groupby(["level", "memorize"]):
-        curves[(level, memorize)] = np.vstack([
-            score_at(x, s, grid) for x, s in zip(group[col], group["trace_score"], strict=True)
-        ])
+        curves[(level, memorize)] = np.vstack(
+            [score_at(x, s, grid) for x, s in zip(group[col], group["trace_score"], strict=True)]
+        )
     return grid, curves
 
 
@@ -227,23 +271,42 @@ def analyze_realtime(ctx, experiment="leftmove_realtime"):
                 col = matrix[:, j]
                 if np.isnan(col).any():
                     continue  # not every search had finished one nested search yet
-                rows.append({"level": level, "memorize": memorize, axis: x, "n": len(col),
-                             "mean_score": col.mean(),
-                             "ci95": stats.t.ppf(0.975, len(col) - 1) * col.std(ddof=1)
-                             / np.sqrt(len(col)) if len(col) > 1 else 0.0})
+                rows.append(
+                    {
+                        "level": level,
+                        "memorize": memorize,
+                        axis: x,
+                        "n": len(col),
+                        "mean_score": col.mean(),
+                        "ci95": stats.t.ppf(0.975, len(col) - 1)
+                        * col.std(ddof=1)
+                        / np.sqrt(len(col))
+                        if len(col) > 1
+                        else 0.0,
+                    }
+                )
         table = pd.DataFrame(rows)
         save_table(table, ctx.tables, f"{experiment}_{axis}")
         for memorize, part in table.groupby("memorize"):
             fig, ax = plt.subplots(figsize=(7, 4.5))
             for level, line in part.groupby("level"):
-                ax.errorbar(line[axis], line["mean_score"], yerr=line["ci95"], fmt="-o", ms=3,
-                            capsize=2, label=f"level {level}")
+                ax.errorbar(
+                    line[axis],
+                    line["mean_score"],
+                    yerr=line["ci95"],
+                    fmt="-o",
+                    ms=3,
+                    capsize=2,
+                    label=f"level {level}",
+                )
             ax.set_xscale("log", base=2)
             ax.set_xlabel(f"{axis} (log scale)")
             ax.set_ylabel("mean best score")
             fig_name = "fig5" if memorize else "fig6"
-            ax.set_title(f"{'Fig 5' if memorize else 'Fig 6'}: iterative NMCS, "
-                         f"{'with' if memorize else 'without'} memorization")
+            ax.set_title(
+                f"{'Fig 5' if memorize else 'Fig 6'}: iterative NMCS, "
+                f"{'with' if memorize else 'without'} memorization"
+            )
             ax.legend()
             save_figure(fig, ctx.figures, f"{experiment}_{fig_name}_{axis}")
         if axis != "seconds":
@@ -257,18 +320,26 @@ def analyze_realtime(ctx, experiment="leftmove_realtime"):
                 if not common.any():
                     continue
                 diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
-                ours = (f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] over "
-                        f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}")
+                ours = (
+                    f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] over "
+                    f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}"
+                )
                 if memorize:
                     key = f"level{hi}_minus_level{lo}"
                     value = paper["realtime_gain_with_memorization"].get(key)
                     if value is None:
                         continue
-                    claims.append(Claim(
-                        SECTION, f"real time, memorization: level {hi} beats level {lo} by "
-                        f"about {value} points", f"+{value}", ours,
-                        verdict_interval(low, high, value - 0.5, value + 0.5),
-                        _cmd(experiment, ctx.scale)))
+                    claims.append(
+                        Claim(
+                            SECTION,
+                            f"real time, memorization: level {hi} beats level {lo} by "
+                            f"about {value} points",
+                            f"+{value}",
+                            ours,
+                            verdict_interval(low, high, value - 0.5, value + 0.5),
+                            _cmd(experiment, ctx.scale),
+                        )
+                    )
         for hi in (2, 3):
             if (hi, False) not in curves or (1, False) not in curves:
                 continue
@@ -277,10 +348,16 @@ def analyze_realtime(ctx, experiment="leftmove_realtime"):
             if not common.any():
                 continue
             diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
-            claims.append(Claim(
-                SECTION, f"real time, no memorization: level {hi} is worse than level 1",
-                "worse", f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] points, n={a.shape[0]}",
-                "agrees" if high < 0 else "differs", _cmd(experiment, ctx.scale)))
+            claims.append(
+                Claim(
+                    SECTION,
+                    f"real time, no memorization: level {hi} is worse than level 1",
+                    "worse",
+                    f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] points, n={a.shape[0]}",
+                    "agrees" if high < 0 else "differs",
+                    _cmd(experiment, ctx.scale),
+                )
+            )
     return claims
 
 
@@ -288,22 +365,40 @@ def analyze_leftmost(ctx, experiment="leftmost_level1"):
     df = ctx.results(experiment)
     if df.empty:
         return []
-    df = df.assign(best=df["score"] == df["depth"],
-                   expected_moves=df["depth"] * (df["depth"] - 1))
-    table = df.groupby(["depth", "memorize"]).agg(
-        n=("score", "size"), p_best=("best", "mean"), playout_moves=("playout_moves", "mean"),
-        expected_moves=("expected_moves", "first"), playouts=("playouts", "mean")).reset_index()
+    df = df.assign(best=df["score"] == df["depth"], expected_moves=df["depth"] * (df["depth"] - 1))
+    table = (
+        df.groupby(["depth", "memorize"])
+        .agg(
+            n=("score", "size"),
+            p_best=("best", "mean"),
+            playout_moves=("playout_moves", "mean"),
+            expected_moves=("expected_moves", "first"),
+            playouts=("playouts", "mean"),
+        )
+        .reset_index()
+    )
     save_table(table, ctx.tables, experiment)
     always = bool(df["best"].all())
     exact = bool((df["playout_moves"] == df["expected_moves"]).all())
     cmd = _cmd(experiment, ctx.scale)
     return [
-        Claim(SECTION, "leftmost path: a level-1 search always finds the best score", "always",
-              f"{int(df['best'].sum())} of {len(df)} searches, depths "
-              f"{', '.join(str(d) for d in sorted(df['depth'].unique()))}", "agrees" if always else "differs", cmd),
-        Claim(SECTION, "leftmost path: a level-1 search costs n(n-1) (moves played in playouts)",
-              "n(n-1)", "equal in every search" if exact else "not equal in some searches",
-              "agrees" if exact else "differs", cmd),
+        Claim(
+            SECTION,
+            "leftmost path: a level-1 search always finds the best score",
+            "always",
+            f"{int(df['best'].sum())} of {len(df)} searches, depths "
+            f"{', '.join(str(d) for d in sorted(df['depth'].unique()))}",
+            "agrees" if always else "differs",
+            cmd,
+        ),
+        Claim(
+            SECTION,
+            "leftmost path: a level-1 search costs n(n-1) (moves played in playouts)",
+            "n(n-1)",
+            "equal in every search" if exact else "not equal in some searches",
+            "agrees" if exact else "differs",
+            cmd,
+        ),
     ]
 
 
@@ -315,13 +410,20 @@ def analyze_default(ctx):
     for (game, depth, memorize), part in df.groupby(["game", "depth", "memorize"]):
         if game != "leftmove" or part["algo"].iloc[0] != "nested":
             continue
-        fig = plot_distributions(part, f"{game}, depth {depth}, "
-                                 f"{'with' if memorize else 'without'} memorization",
-                                 theory=not memorize)
+        fig = plot_distributions(
+            part,
+            f"{game}, depth {depth}, {'with' if memorize else 'without'} memorization",
+            theory=not memorize,
+        )
         save_figure(fig, ctx.figures, f"default_{game}_depth{depth}_memorize{memorize}")
     return []
 
 
 def analyze(ctx):
-    return (analyze_default(ctx) + analyze_distributions(ctx) + analyze_best_probability(ctx)
-            + analyze_realtime(ctx) + analyze_leftmost(ctx))
+    return (
+        analyze_default(ctx)
+        + analyze_distributions(ctx)
+        + analyze_best_probability(ctx)
+        + analyze_realtime(ctx)
+        + analyze_leftmost(ctx)
+    )

@@ -4,7 +4,7 @@ from nmcs.harness.provenance import now_iso, provenance
 
 VERDICTS = {
     "agrees": "the paper's value is inside our 95% confidence interval (widened by the paper's "
-              "rounding), or the qualitative statement holds with 95% confidence",
+    "rounding), or the qualitative statement holds with 95% confidence",
     "differs": "it is not",
 }
 
@@ -34,8 +34,12 @@ def write_report(outputs, claims_by_scale):
         for c in claims:
             if c.section != section:
                 section = c.section
-                lines += [f"### {section}", "", "| claim | paper | ours (95% CI) | verdict |",
-                          "|---|---|---|---|"]
+                lines += [
+                    f"### {section}",
+                    "",
+                    "| claim | paper | ours (95% CI) | verdict |",
+                    "|---|---|---|---|",
+                ]
             lines.append(f"| {c.claim} | {c.paper} | {c.ours} | {c.verdict} |")
             if c is claims[-1] or claims[claims.index(c) + 1].section != section:
                 cmds = sorted({x.command for x in claims if x.section == section})

@@ -1,9 +1,10 @@
 """nmcs: Nested Monte-Carlo Search and its relatives, with numba game kernels.
 
 Importing the package points numba's on-disk cache at a folder named after a hash of the
-source files that hold jitted code (``games``, ``search``, ``engines``). Numba checks only the timestamp of the file that holds a cached entry
-point, not of the search and game modules compiled into it, so an edit to those would otherwise
-run stale machine code. Set NUMBA_CACHE_DIR yourself to take over.
+source files that hold jitted code (``games``, ``search``, ``engines``). Numba checks only the
+timestamp of the file that holds a cached entry point, not of the search and game modules
+compiled into it, so an edit to those would otherwise run stale machine code. Set
+NUMBA_CACHE_DIR yourself to take over.
 """
 
 import hashlib

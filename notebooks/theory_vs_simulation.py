@@ -46,8 +46,14 @@ DEPTH = 60
 fig, ax = plt.subplots(figsize=(7, 4))
 rows = []
 for level in range(4):
-    res = search_batch("leftmove", make_state(DEPTH), search_seeds(0, 0, N), level=level,
-                       memorize=False, workers=os.cpu_count())
+    res = search_batch(
+        "leftmove",
+        make_state(DEPTH),
+        search_seeds(0, 0, N),
+        level=level,
+        memorize=False,
+        workers=os.cpu_count(),
+    )
     freq = np.bincount(res.score, minlength=DEPTH + 1) / N
     theory = score_distribution(DEPTH, level)
     (line,) = ax.plot(freq, label=f"level {level}")
@@ -90,5 +96,7 @@ ax.legend()
 plt.show()
 z = stats.norm.ppf(0.975)
 half = z * np.sqrt(p_theory[8] * (1 - p_theory[8]) / n_small)
-print(f"depth 9, level 3: theory {p_theory[8]:.4f}, simulation {p_plain[8]:.4f} "
-      f"(+-{half:.4f}), with memorization {p_memo[8]:.4f}; paper 0.41 and 0.80")
+print(
+    f"depth 9, level 3: theory {p_theory[8]:.4f}, simulation {p_plain[8]:.4f} "
+    f"(+-{half:.4f}), with memorization {p_memo[8]:.4f}; paper 0.41 and 0.80"
+)

@@ -13,31 +13,52 @@ import pandas as pd
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-REQUIRED_COLUMNS = {"game", "depth", "level", "memorize", "seed", "score", "length", "playouts",
-                    "seconds", "moves", "experiment", "search"}
+REQUIRED_COLUMNS = {
+    "game",
+    "depth",
+    "level",
+    "memorize",
+    "seed",
+    "score",
+    "length",
+    "playouts",
+    "seconds",
+    "moves",
+    "experiment",
+    "search",
+}
 
 
 def run(*args, cwd=REPO, check=True, env=None):
-    proc = subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=600,
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"{args} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     return proc
 
 
-@pytest.mark.parametrize("arg,expected", [
-    ("level=-1", "level = -1: must be an integer from 0 to"),
-    ("levl=2", "unknown key 'levl' (allowed: algo, budget"),
-    ("level=two", "level: Value 'two'"),
-    ("game=chess", "game: unknown option 'chess' (allowed: "),
-    ("game.depth=0", "depth must be between 1 and 1000"),
-    ("game.depth=1001", "depth must be between 1 and 1000"),
-    ("n_searches=0", "n_searches = 0: must be at least 1"),
-    ("budget.seconds=0", "budget.seconds = 0.0: must be > 0"),
-    ("algo=iterative", "algo=iterative needs budget.seconds and/or budget.playouts"),
-    ("experiment=fig99", "experiment: unknown option 'fig99'"),
-    ("memorize=perhaps", "memorize: Value 'perhaps' is not a valid bool"),
-])
+@pytest.mark.parametrize(
+    "arg,expected",
+    [
+        ("level=-1", "level = -1: must be an integer from 0 to"),
+        ("levl=2", "unknown key 'levl' (allowed: algo, budget"),
+        ("level=two", "level: Value 'two'"),
+        ("game=chess", "game: unknown option 'chess' (allowed: "),
+        ("game.depth=0", "depth must be between 1 and 1000"),
+        ("game.depth=1001", "depth must be between 1 and 1000"),
+        ("n_searches=0", "n_searches = 0: must be at least 1"),
+        ("budget.seconds=0", "budget.seconds = 0.0: must be > 0"),
+        ("algo=iterative", "algo=iterative needs budget.seconds and/or budget.playouts"),
+        ("experiment=fig99", "experiment: unknown option 'fig99'"),
+        ("memorize=perhaps", "memorize: Value 'perhaps' is not a valid bool"),
+    ],
+)
 def test_invalid_config_stops_with_one_line(tmp_path, arg, expected):
     out = tmp_path / "cell"
     proc = run("run.py", arg, f"hydra.run.dir={out}", check=False)
@@ -73,10 +94,18 @@ def _chunks(folder):
 
 def test_killed_run_resumes_without_recomputing(tmp_path):
     out = tmp_path / "cell"
-    args = ["run.py", "level=3", "n_searches=400", "chunk_seconds=0.05", "progress=false",
-            "workers=1", f"hydra.run.dir={out}"]
-    proc = subprocess.Popen([sys.executable, *args], cwd=REPO, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    args = [
+        "run.py",
+        "level=3",
+        "n_searches=400",
+        "chunk_seconds=0.05",
+        "progress=false",
+        "workers=1",
+        f"hydra.run.dir={out}",
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, *args], cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.time() + 120
     while len(_chunks(out)) < 3 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -94,8 +123,14 @@ def test_killed_run_resumes_without_recomputing(tmp_path):
     assert sorted(resumed["search"]) == list(range(400))
     # Same results as one uninterrupted run with other chunking and workers.
     fresh_dir = tmp_path / "fresh"
-    run("run.py", "level=3", "n_searches=400", "progress=false", "workers=2",
-        f"hydra.run.dir={fresh_dir}")
+    run(
+        "run.py",
+        "level=3",
+        "n_searches=400",
+        "progress=false",
+        "workers=2",
+        f"hydra.run.dir={fresh_dir}",
+    )
     fresh = pd.read_parquet(fresh_dir / "results.parquet")
     assert resumed["score"].tolist() == fresh["score"].tolist()
     assert [m.tolist() for m in resumed["moves"]] == [m.tolist() for m in fresh["moves"]]
@@ -104,23 +139,40 @@ def test_killed_run_resumes_without_recomputing(tmp_path):
 def test_resume_refuses_a_folder_of_another_config(tmp_path):
     out = tmp_path / "cell"
     run("run.py", "level=1", "n_searches=5", "progress=false", f"hydra.run.dir={out}")
-    proc = run("run.py", "level=1", "memorize=false", "n_searches=5", "progress=false",
-               f"hydra.run.dir={out}", check=False)
+    proc = run(
+        "run.py",
+        "level=1",
+        "memorize=false",
+        "n_searches=5",
+        "progress=false",
+        f"hydra.run.dir={out}",
+        check=False,
+    )
     assert proc.returncode == 2
     assert "holds results of another config (differs in: memorize)" in proc.stderr
     assert len(pd.read_parquet(out / "results.parquet")) == 5
 
 
-EXPERIMENTS = ("leftmove_distributions", "leftmove_best_probability", "leftmove_realtime",
-               "leftmost_level1")
+EXPERIMENTS = (
+    "leftmove_distributions",
+    "leftmove_best_probability",
+    "leftmove_realtime",
+    "leftmost_level1",
+)
 
 
 @pytest.fixture(scope="module")
 def quick_outputs(tmp_path_factory):
     outputs = tmp_path_factory.mktemp("outputs")
     for experiment in EXPERIMENTS:
-        run("run.py", "-m", f"experiment={experiment}", "scale=quick", "progress=false",
-            f"hydra.sweep.dir={outputs / 'quick' / experiment}")
+        run(
+            "run.py",
+            "-m",
+            f"experiment={experiment}",
+            "scale=quick",
+            "progress=false",
+            f"hydra.sweep.dir={outputs / 'quick' / experiment}",
+        )
     run("-m", "analysis", "--outputs", str(outputs))
     return outputs
 
@@ -134,19 +186,27 @@ def test_quick_experiments_gather_their_cells(quick_outputs):
 
 def test_analysis_writes_figures_tables_and_report(quick_outputs):
     figures = quick_outputs / "figures" / "quick"
-    for stem in ("leftmove_distributions_fig3", "leftmove_distributions_fig4",
-                 "leftmove_best_probability", "leftmove_realtime_fig5_seconds",
-                 "leftmove_realtime_fig6_playouts"):
+    for stem in (
+        "leftmove_distributions_fig3",
+        "leftmove_distributions_fig4",
+        "leftmove_best_probability",
+        "leftmove_realtime_fig5_seconds",
+        "leftmove_realtime_fig6_playouts",
+    ):
         assert (figures / f"{stem}.png").stat().st_size > 0
         assert (figures / f"{stem}.pdf").stat().st_size > 0
     tables = quick_outputs / "tables" / "quick"
     gof = pd.read_csv(tables / "leftmove_distributions_goodness_of_fit.csv")
     assert set(gof["level"]) == {0, 1, 2, 3} and (gof["chi2_p"] > 0).all()
     report = (quick_outputs / "REPRODUCTION.md").read_text()
-    for needle in ("level 3, depth 9: P(best score) without memorization",
-                   "level 3, depth 9: P(best score) with memorization", "1.02 %",
-                   "level 1 beats level 0 by about 6 points", "level 3 is worse than level 1",
-                   "leftmost path: a level-1 search always finds the best score"):
+    for needle in (
+        "level 3, depth 9: P(best score) without memorization",
+        "level 3, depth 9: P(best score) with memorization",
+        "1.02 %",
+        "level 1 beats level 0 by about 6 points",
+        "level 3 is worse than level 1",
+        "leftmost path: a level-1 search always finds the best score",
+    ):
         assert needle in report
     leftmost_rows = [line for line in report.splitlines() if line.startswith("| leftmost")]
     assert leftmost_rows and all(line.endswith("| agrees |") for line in leftmost_rows)

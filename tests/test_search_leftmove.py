@@ -28,11 +28,18 @@ def chi2_pvalue(scores, expected_probs):
     return stats.chisquare(o, e).pvalue
 
 
-@pytest.mark.parametrize("depth,level,n", [(12, 0, 20000), (12, 1, 20000), (10, 2, 20000),
-                                           (8, 3, 5000)])
+@pytest.mark.parametrize(
+    "depth,level,n", [(12, 0, 20000), (12, 1, 20000), (10, 2, 20000), (8, 3, 5000)]
+)
 def test_no_memorization_matches_dynamic_programme(depth, level, n):
-    res = search_batch("leftmove", leftmove.make_state(depth), search_seeds(11, 0, n),
-                       level=level, memorize=False, workers=2)
+    res = search_batch(
+        "leftmove",
+        leftmove.make_state(depth),
+        search_seeds(11, 0, n),
+        level=level,
+        memorize=False,
+        workers=2,
+    )
     # Fixed seeds make this deterministic; 1e-3 is the false-alarm rate over seeds.
     assert chi2_pvalue(res.score, score_distribution(depth, level)) > 1e-3
 
@@ -54,8 +61,9 @@ def test_memorization_helps_at_depth9_level3():
 @pytest.mark.parametrize("depth", [1, 2, 7, 60, 300])
 @pytest.mark.parametrize("memorize", [False, True])
 def test_leftmost_level1_always_best_in_n_times_n_minus_1(depth, memorize):
-    res = search_batch("leftmost", leftmost.make_state(depth), search_seeds(1, 0, 50), level=1,
-                       memorize=memorize)
+    res = search_batch(
+        "leftmost", leftmost.make_state(depth), search_seeds(1, 0, 50), level=1, memorize=memorize
+    )
     assert (res.score == depth).all()
     # Each of the n steps tries both moves, each followed by a playout of the rest.
     assert (res.playout_moves == depth * (depth - 1)).all()
@@ -72,8 +80,9 @@ def test_level_counts_of_playouts_at_depth60():
 def test_memorized_search_never_returns_less_than_its_first_step_best():
     # With memorization the returned score is the best found, so repeating the search from its
     # own result cannot lose: the score equals the best leaf of its sequence.
-    res = search_batch("leftmove", leftmove.make_state(30), search_seeds(2, 0, 200), level=2,
-                       memorize=True)
+    res = search_batch(
+        "leftmove", leftmove.make_state(30), search_seeds(2, 0, 200), level=2, memorize=True
+    )
     lefts = np.array([(m == leftmove.LEFT).sum() for m in res.moves])
     np.testing.assert_array_equal(lefts, res.score)
 
@@ -81,8 +90,9 @@ def test_memorized_search_never_returns_less_than_its_first_step_best():
 def test_iterative_playout_budget_and_trace():
     state = leftmove.make_state(60)
     seeds = search_seeds(4, 0, 4)
-    res = search_batch("leftmove", state, seeds, algo="iterative", level=1, memorize=True,
-                       max_playouts=50_000)
+    res = search_batch(
+        "leftmove", state, seeds, algo="iterative", level=1, memorize=True, max_playouts=50_000
+    )
     for i in range(4):
         trace = res.trace[i]
         assert len(trace) >= 1
@@ -91,15 +101,30 @@ def test_iterative_playout_budget_and_trace():
         assert trace[-1, 2] == res.score[i]
         # The budget stops the search after the nested search that reaches it.
         assert 50_000 <= res.playouts[i] < 50_000 + 120
-    again = search_batch("leftmove", state, seeds, algo="iterative", level=1, memorize=True,
-                         max_playouts=50_000, workers=2)
+    again = search_batch(
+        "leftmove",
+        state,
+        seeds,
+        algo="iterative",
+        level=1,
+        memorize=True,
+        max_playouts=50_000,
+        workers=2,
+    )
     np.testing.assert_array_equal(res.score, again.score)
     np.testing.assert_array_equal(res.playouts, again.playouts)
 
 
 def test_iterative_seconds_budget():
-    res = search_batch("leftmove", leftmove.make_state(60), search_seeds(4, 0, 2),
-                       algo="iterative", level=0, memorize=True, max_seconds=0.05)
+    res = search_batch(
+        "leftmove",
+        leftmove.make_state(60),
+        search_seeds(4, 0, 2),
+        algo="iterative",
+        level=0,
+        memorize=True,
+        max_seconds=0.05,
+    )
     assert (res.seconds >= 0.05).all() and (res.seconds < 1.0).all()
     assert (res.playouts > 1000).all()
 

@@ -36,8 +36,9 @@ def test_depth3_level1_by_hand():
     # Level 1 at depth 3 picks left with P_left(3, 0) at the root, then P_left(2, 0) = 7/8,
     # then always left. P_left(3, 0): left scores 1 + Bin(2), right Bin(2), ties half.
     left = [Fraction(c, 4) for c in (1, 2, 1)]  # law of Bin(2)
-    p = sum(left[x] * (sum(left[: x + 1]) + (left[x + 1] if x + 1 < 3 else 0) / 2)
-            for x in range(3))
+    p = sum(
+        left[x] * (sum(left[: x + 1]) + (left[x + 1] if x + 1 < 3 else 0) / 2) for x in range(3)
+    )
     assert left_probability_exact(3, 0) == p
     assert score_distribution_exact(3, 1)[3] == p * Fraction(7, 8)
 
@@ -47,7 +48,8 @@ def test_float_matches_exact(depth, level):
     exact = np.array([float(x) for x in score_distribution_exact(depth, level)])
     np.testing.assert_allclose(score_distribution(depth, level), exact, rtol=0, atol=1e-14)
     assert left_probability(depth, level) == pytest.approx(
-        float(left_probability_exact(depth, level)), abs=1e-14)
+        float(left_probability_exact(depth, level)), abs=1e-14
+    )
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3])

@@ -25,8 +25,18 @@ from nmcs.harness.schema import SCALES, register_configs
 from nmcs.harness.validate import ConfigError, validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "conf"
-INFO_FLAGS = ("--help", "-h", "--hydra-help", "--info", "-i", "--cfg", "-c", "--version",
-              "--shell-completion", "-sc")
+INFO_FLAGS = (
+    "--help",
+    "-h",
+    "--hydra-help",
+    "--info",
+    "-i",
+    "--cfg",
+    "-c",
+    "--version",
+    "--shell-completion",
+    "-sc",
+)
 MAX_CHECKED_CELLS = 400
 
 
@@ -73,8 +83,7 @@ def one_line(error):
         found = re.search(r"'([\w/]+)/([^'/]+)'", str(error))
         if found:
             group, option = found.groups()
-            return (f"{group}: unknown option '{option}' "
-                    f"(allowed: {', '.join(_options(group))})")
+            return f"{group}: unknown option '{option}' (allowed: {', '.join(_options(group))})"
     cause = error
     while cause is not None and not isinstance(cause, OmegaConfBaseException):
         cause = cause.__cause__ or cause.__context__
@@ -109,8 +118,11 @@ def _cells(argv):
     parser = OverridesParser.create()
     expanded = _expand(parser, task)
     if not multirun:
-        return [[values[0] for values in expanded]] if all(len(v) == 1 for v in expanded) \
+        return (
+            [[values[0] for values in expanded]]
+            if all(len(v) == 1 for v in expanded)
             else [sum(expanded, [])[:0] + [v[0] for v in expanded]]
+        )
     # An experiment may define its own sweep; command-line values of the same key win.
     first = [values[0] for values in expanded]
     hydra_cfg = compose("config", overrides=first, return_hydra_config=True).hydra

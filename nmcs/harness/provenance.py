@@ -14,8 +14,9 @@ PACKAGES = ("nmcs", "numba", "llvmlite", "numpy", "hydra-core", "omegaconf", "pa
 
 def _git(*args):
     try:
-        out = subprocess.run(["git", *args], cwd=REPO_DIR, capture_output=True, text=True,
-                             timeout=10)
+        out = subprocess.run(
+            ["git", *args], cwd=REPO_DIR, capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() if out.returncode == 0 else None

@@ -70,29 +70,31 @@ def done_searches(chunk_dir):
 def rows(cfg, instance, indices, res):
     """One DataFrame row per search of a batch."""
     budget = cfg.budget
-    df = pd.DataFrame({
-        "experiment": cfg.experiment_name,
-        "game": cfg.game.name,
-        "instance": instance,
-        **{k: v for k, v in game_options(cfg).items()},
-        "algo": cfg.algo.name,
-        "level": cfg.level,
-        "memorize": bool(cfg.memorize),
-        "budget_seconds": float(budget.seconds or 0.0),
-        "budget_playouts": int(budget.playouts or 0),
-        "seed": cfg.seed,
-        "search": np.asarray(indices, np.int64),
-        "search_seed": res.seed,
-        "score": res.score,
-        "length": res.length,
-        "playouts": res.playouts,
-        "playout_moves": res.playout_moves,
-        "seconds": res.seconds,
-        "moves": res.moves,
-        "trace_seconds": [t[:, 0] for t in res.trace],
-        "trace_playouts": [t[:, 1].astype(np.int64) for t in res.trace],
-        "trace_score": [t[:, 2].astype(np.int64) for t in res.trace],
-    })
+    df = pd.DataFrame(
+        {
+            "experiment": cfg.experiment_name,
+            "game": cfg.game.name,
+            "instance": instance,
+            **{k: v for k, v in game_options(cfg).items()},
+            "algo": cfg.algo.name,
+            "level": cfg.level,
+            "memorize": bool(cfg.memorize),
+            "budget_seconds": float(budget.seconds or 0.0),
+            "budget_playouts": int(budget.playouts or 0),
+            "seed": cfg.seed,
+            "search": np.asarray(indices, np.int64),
+            "search_seed": res.seed,
+            "score": res.score,
+            "length": res.length,
+            "playouts": res.playouts,
+            "playout_moves": res.playout_moves,
+            "seconds": res.seconds,
+            "moves": res.moves,
+            "trace_seconds": [t[:, 0] for t in res.trace],
+            "trace_playouts": [t[:, 1].astype(np.int64) for t in res.trace],
+            "trace_score": [t[:, 2].astype(np.int64) for t in res.trace],
+        }
+    )
     return df
 
 
@@ -138,8 +140,14 @@ def run_cell(cfg, out_dir):
     write_meta(out_dir, meta)
     if todo:
         log.info("%s: %d searches to run (%d already done)", out_dir, len(todo), n - len(todo))
-    bar = tqdm(total=n, initial=n - len(todo), desc=out_dir.name, unit="search",
-               disable=not cfg.progress, dynamic_ncols=True)
+    bar = tqdm(
+        total=n,
+        initial=n - len(todo),
+        desc=out_dir.name,
+        unit="search",
+        disable=not cfg.progress,
+        dynamic_ncols=True,
+    )
     # The first chunk is small, to measure how long a search takes; later chunks aim at
     # chunk_seconds each.
     size = workers
@@ -148,10 +156,15 @@ def run_cell(cfg, out_dir):
         indices = todo[pos : pos + size]
         started = time.perf_counter()
         res = search_batch(
-            cfg.game.name, state0, seeds_for(cfg.seed, indices), algo=cfg.algo.name,
-            level=cfg.level, memorize=cfg.memorize,
+            cfg.game.name,
+            state0,
+            seeds_for(cfg.seed, indices),
+            algo=cfg.algo.name,
+            level=cfg.level,
+            memorize=cfg.memorize,
             max_seconds=float(cfg.budget.seconds or 0.0),
-            max_playouts=int(cfg.budget.playouts or 0), workers=workers,
+            max_playouts=int(cfg.budget.playouts or 0),
+            workers=workers,
         )
         elapsed = time.perf_counter() - started
         chunk = rows(cfg, instance, indices, res)
@@ -179,8 +192,10 @@ def save_best_game(cfg, state0, results, out_dir):
     best = results.loc[results["score"].idxmax()]
     game = game_module(cfg.game.name)
     moves = np.asarray(best["moves"], dtype=np.int32)
-    text = (f"game {cfg.game.name}, score {best['score']}, {len(moves)} moves, search "
-            f"{best['search']} (seed {best['search_seed']})\n{game.describe(state0, moves)}\n")
+    text = (
+        f"game {cfg.game.name}, score {best['score']}, {len(moves)} moves, search "
+        f"{best['search']} (seed {best['search_seed']})\n{game.describe(state0, moves)}\n"
+    )
     atomic_write_bytes(out_dir / "best_game.txt", text.encode())
     if hasattr(game, "save_game"):
         game.save_game(state0, moves, out_dir / "best_game")

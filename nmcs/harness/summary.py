@@ -4,8 +4,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-CELL_KEYS = ("experiment", "game", "instance", "algo", "level", "memorize", "budget_seconds",
-             "budget_playouts")
+CELL_KEYS = (
+    "experiment",
+    "game",
+    "instance",
+    "algo",
+    "level",
+    "memorize",
+    "budget_seconds",
+    "budget_playouts",
+)
 
 
 def mean_ci(values, confidence=0.95):
@@ -25,15 +33,17 @@ def summarize(results):
     out = []
     for cell, group in results.groupby(keys, sort=True, dropna=False):
         mean, half = mean_ci(group["score"])
-        out.append({
-            **dict(zip(keys, cell, strict=True)),
-            "n": len(group),
-            "mean_score": mean,
-            "ci95": half,
-            "best_score": int(group["score"].max()),
-            "mean_playouts": float(group["playouts"].mean()),
-            "mean_seconds": float(group["seconds"].mean()),
-        })
+        out.append(
+            {
+                **dict(zip(keys, cell, strict=True)),
+                "n": len(group),
+                "mean_score": mean,
+                "ci95": half,
+                "best_score": int(group["score"].max()),
+                "mean_playouts": float(group["playouts"].mean()),
+                "mean_seconds": float(group["seconds"].mean()),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -45,8 +55,10 @@ def markdown_table(df, digits=4):
             return f"{value:.{digits}g}"
         return str(value)
 
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |",
-             "|" + "|".join("---" for _ in df.columns) + "|"]
+    lines = [
+        "| " + " | ".join(map(str, df.columns)) + " |",
+        "|" + "|".join("---" for _ in df.columns) + "|",
+    ]
     lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
     return "\n".join(lines) + "\n"
 

@@ -192,8 +192,19 @@ def build_nested(game):
         nested = make_level(nested, k)
 
     @njit
-    def iterative(state0, level, memorize, rng, ws, seq, scratch_state, scratch_seq, max_seconds,
-                  max_playouts, trace):
+    def iterative(
+        state0,
+        level,
+        memorize,
+        rng,
+        ws,
+        seq,
+        scratch_state,
+        scratch_seq,
+        max_seconds,
+        max_playouts,
+        trace,
+    ):
         """Repeat nested searches from state0 until the budget is spent (max_seconds <= 0 and
         max_playouts <= 0 mean no limit of that kind; at least one must be set). Writes the best
         sequence into seq and an improvement trace (seconds, playouts, score) into trace; returns

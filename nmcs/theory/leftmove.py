@@ -8,9 +8,11 @@ Notation (the paper's, with binomial(d, s) for its C(s over d)):
 - P_left(d, l): probability that a node with d moves left chooses the left move when it compares
   a level-l search after the left move with a level-l search after the right move, ties broken
   by a fair coin. A level-(l+1) search makes exactly this choice at every node, so
-      P_score(s, d, l) = P_left(d, l-1) P_score(s-1, d-1, l) + (1 - P_left(d, l-1)) P_score(s, d-1, l)
+      P_score(s, d, l) = P_left(d, l-1) P_score(s-1, d-1, l)
+                         + (1 - P_left(d, l-1)) P_score(s, d-1, l)
   with P_score(s, 0, l) = [s == 0], and
-      P_left(d, l) = sum_s P_score(s-1, d-1, l) * (P_score(s, d-1, l) / 2 + sum_{i<s} P_score(i, d-1, l)).
+      P_left(d, l) = sum_s P_score(s-1, d-1, l)
+                           * (P_score(s, d-1, l) / 2 + sum_{i<s} P_score(i, d-1, l)).
 
 Everything is computed bottom-up in O(level * depth**2) operations: in float64 with numpy
 (``score_distribution``, ``left_probability``) or exactly in fractions (``*_exact``), which the
