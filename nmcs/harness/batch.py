@@ -51,9 +51,21 @@ def seeds_for(seed, indices):
     )
 
 
-def search_batch(game, state0, seeds, algo="nested", level=1, memorize=True, max_seconds=0.0,
-                 max_playouts=0, workers=1, games=None, uct_c=DEFAULT_C, uct_nodes=0,
-                 uct_edges=0):
+def search_batch(
+    game,
+    state0,
+    seeds,
+    algo="nested",
+    level=1,
+    memorize=True,
+    max_seconds=0.0,
+    max_playouts=0,
+    workers=1,
+    games=None,
+    uct_c=DEFAULT_C,
+    uct_nodes=0,
+    uct_edges=0,
+):
     """Run one search per seed from ``state0`` and return a BatchResult.
 
     ``algo="nested"`` and ``"iterative"`` use ``level``, ``memorize`` and (iterative) the budget.
@@ -82,8 +94,9 @@ def search_batch(game, state0, seeds, algo="nested", level=1, memorize=True, max
     if algo == "reflexive":
         iparams[E.P_GAMES : E.P_GAMES + MAX_LEVEL] = reflexive_games(level, games)
     if algo == "uct":
-        nodes, edges = uct_capacity(kernels, state0, uct_c, uct_nodes, uct_edges, max_seconds,
-                                    max_playouts)
+        nodes, edges = uct_capacity(
+            kernels, state0, uct_c, uct_nodes, uct_edges, max_seconds, max_playouts
+        )
         iparams[E.P_UCT_NODES] = nodes
         iparams[E.P_UCT_EDGES] = edges
         fparams[E.F_UCT_C] = uct_c
@@ -94,8 +107,18 @@ def search_batch(game, state0, seeds, algo="nested", level=1, memorize=True, max
     trace_len = E.TRACE_LEN if algo in ("iterative", "uct") else 1
     out_trace = np.zeros((n, trace_len, 3), np.float64)
     out_ntrace = np.zeros(n, np.int64)
-    engine.run_chunk(state0, seeds, iparams, fparams, out_int, out_seconds, out_moves, out_trace,
-                     out_ntrace, int(workers))
+    engine.run_chunk(
+        state0,
+        seeds,
+        iparams,
+        fparams,
+        out_int,
+        out_seconds,
+        out_moves,
+        out_trace,
+        out_ntrace,
+        int(workers),
+    )
     lengths = out_int[:, E.OUT_LENGTH]
     return BatchResult(
         seed=seeds,

@@ -9,7 +9,7 @@ code and package versions, the machine and the times.
 
 Columns of results.parquet::
 
-    experiment game instance <game options...> algo level memorize budget_seconds
+    experiment game instance <game options...> algo algo_options level memorize budget_seconds
     budget_playouts seed search search_seed score length playouts playout_moves seconds
     moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative only)
 """
@@ -29,6 +29,7 @@ from tqdm.auto import tqdm
 from nmcs.games import game_module
 from nmcs.harness.batch import search_batch, seeds_for
 from nmcs.harness.provenance import now_iso, provenance
+from nmcs.harness.schema import algo_options
 from nmcs.harness.validate import ConfigError, game_options, validate
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ def rows(cfg, instance, indices, res):
             "instance": instance,
             **{k: v for k, v in game_options(cfg).items()},
             "algo": cfg.algo.name,
+            "algo_options": ",".join(f"{k}={v}" for k, v in algo_options(cfg.algo).items()),
             "level": cfg.level,
             "memorize": bool(cfg.memorize),
             "budget_seconds": float(budget.seconds or 0.0),
@@ -165,6 +167,7 @@ def run_cell(cfg, out_dir):
             max_seconds=float(cfg.budget.seconds or 0.0),
             max_playouts=int(cfg.budget.playouts or 0),
             workers=workers,
+            **algo_options(cfg.algo),
         )
         elapsed = time.perf_counter() - started
         chunk = rows(cfg, instance, indices, res)

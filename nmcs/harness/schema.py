@@ -33,7 +33,14 @@ class LeftmostGame:
     depth: int = 60
 
 
-GAME_SCHEMAS = {"leftmove": LeftmoveGame, "leftmost": LeftmostGame}
+@dataclass
+class MorpionGame:
+    name: str = "morpion"
+    variant: str = "5D"
+    policy: str = "random"
+
+
+GAME_SCHEMAS = {"leftmove": LeftmoveGame, "leftmost": LeftmostGame, "morpion": MorpionGame}
 
 
 @dataclass
@@ -46,7 +53,42 @@ class IterativeAlgo:
     name: str = "iterative"
 
 
-ALGO_SCHEMAS = {"nested": NestedAlgo, "iterative": IterativeAlgo}
+@dataclass
+class ReflexiveAlgo:
+    """Reflexive Monte-Carlo Search: ``games[l-1]`` level-(l-1) games per step of a level-l
+    game, from the ground up (a single value applies to every level)."""
+
+    name: str = "reflexive"
+    games: list[int] = field(default_factory=lambda: [100, 1000])
+
+
+@dataclass
+class UctAlgo:
+    """UCT from the root (Reflexive paper, Table 3); the number of simulations is
+    ``budget.playouts`` and/or ``budget.seconds``."""
+
+    name: str = "uct"
+    c: float = 0.1
+    nodes: int = 0  # tree capacity per worker, 0 = automatic
+    edges: int = 0
+
+
+ALGO_SCHEMAS = {
+    "nested": NestedAlgo,
+    "iterative": IterativeAlgo,
+    "reflexive": ReflexiveAlgo,
+    "uct": UctAlgo,
+}
+
+
+def algo_options(algo_cfg):
+    """The algorithm's own options as keyword arguments of ``search_batch``."""
+    if algo_cfg.name == "reflexive":
+        return {"games": tuple(int(g) for g in algo_cfg.games)}
+    if algo_cfg.name == "uct":
+        return {"uct_c": float(algo_cfg.c), "uct_nodes": int(algo_cfg.nodes),
+                "uct_edges": int(algo_cfg.edges)}
+    return {}
 
 
 @dataclass

@@ -9,6 +9,7 @@ CELL_KEYS = (
     "game",
     "instance",
     "algo",
+    "algo_options",
     "level",
     "memorize",
     "budget_seconds",

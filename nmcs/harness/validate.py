@@ -58,8 +58,19 @@ def validate(cfg):
         raise ConfigError(f"budget.seconds = {budget.seconds}: must be > 0 (or null for none)")
     if budget.playouts is not None and budget.playouts <= 0:
         raise ConfigError(f"budget.playouts = {budget.playouts}: must be > 0 (or null for none)")
-    if cfg.algo.name == "iterative" and budget.seconds is None and budget.playouts is None:
-        raise ConfigError("budget: algo=iterative needs budget.seconds and/or budget.playouts")
+    if cfg.algo.name in ("iterative", "uct") and budget.seconds is None and budget.playouts is None:
+        raise ConfigError(
+            f"budget: algo={cfg.algo.name} needs budget.seconds and/or budget.playouts"
+        )
+    if cfg.algo.name == "reflexive":
+        games = list(cfg.algo.games)
+        if not games or min(games) < 1 or (len(games) > 1 and len(games) != cfg.level):
+            raise ConfigError(
+                f"algo.games = {games}: one count >= 1 for every level, or {cfg.level} counts "
+                "(one per level from the ground up)"
+            )
+    if cfg.algo.name == "uct" and cfg.algo.c <= 0:
+        raise ConfigError(f"algo.c = {cfg.algo.c}: must be > 0")
     try:
         return game_module(cfg.game.name).make_state(**game_options(cfg))
     except (ValueError, TypeError) as error:

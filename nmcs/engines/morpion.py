@@ -1,0 +1,35 @@
+"""Compiled search entry point for Morpion Solitaire (5D and 5T)."""
+
+from numba import njit
+
+from nmcs.games import morpion as game
+from nmcs.search.engine import build_engine
+
+_run_chunk = build_engine(game)
+
+
+@njit(cache=True)
+def run_chunk(
+    state0,
+    seeds,
+    iparams,
+    fparams,
+    out_int,
+    out_seconds,
+    out_moves,
+    out_trace,
+    out_ntrace,
+    n_workers,
+):
+    _run_chunk(
+        state0,
+        seeds,
+        iparams,
+        fparams,
+        out_int,
+        out_seconds,
+        out_moves,
+        out_trace,
+        out_ntrace,
+        n_workers,
+    )
