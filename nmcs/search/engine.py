@@ -11,8 +11,9 @@ factory-built function used directly as the entry point would recompile in every
 Parameters are passed as small arrays so that adding an algorithm adds a code and a few slots,
 not a new signature::
 
-    iparams int64:  [ALGO, LEVEL, MEMORIZE, MAX_PLAYOUTS]
-    fparams float64: [MAX_SECONDS]
+    iparams int64:  [ALGO, LEVEL, MEMORIZE, MAX_PLAYOUTS, GAMES_1 .. GAMES_6, UCT_NODES,
+                     UCT_EDGES]
+    fparams float64: [MAX_SECONDS, UCT_C]
     out_int int64 [n, 4]: SCORE, LENGTH, PLAYOUTS, PLAYOUT_MOVES per search
     out_seconds float64 [n], out_moves int32 [n, max_moves], out_trace float64 [n, T, 3],
     out_ntrace int64 [n]
@@ -22,17 +23,30 @@ import numpy as np
 from numba import njit, prange
 
 from nmcs.search.clock import now
-from nmcs.search.nested import PLAYOUT_MOVES, PLAYOUTS, build_nested
+from nmcs.search.nested import MAX_LEVEL, PLAYOUT_MOVES, PLAYOUTS, build_nested
+from nmcs.search.reflexive import build_reflexive
 from nmcs.search.rng import new_rng  # noqa: F401  (re-exported for callers that seed by hand)
+from nmcs.search.uct import build_uct
 
 # Algorithm codes.
-ALGO_NESTED, ALGO_ITERATIVE = 0, 1
-ALGORITHMS = {"nested": ALGO_NESTED, "iterative": ALGO_ITERATIVE}
+ALGO_NESTED, ALGO_ITERATIVE, ALGO_REFLEXIVE, ALGO_UCT = 0, 1, 2, 3
+ALGORITHMS = {
+    "nested": ALGO_NESTED,
+    "iterative": ALGO_ITERATIVE,
+    "reflexive": ALGO_REFLEXIVE,
+    "uct": ALGO_UCT,
+}
 # iparams / fparams slots.
 P_ALGO, P_LEVEL, P_MEMORIZE, P_MAX_PLAYOUTS = 0, 1, 2, 3
-N_IPARAMS = 4
+# Reflexive: iparams[P_GAMES + l - 1] = games per step of a level-l game, l = 1..MAX_LEVEL.
+P_GAMES = 4
+# UCT: capacities of the node and edge pools (allocated once per worker).
+P_UCT_NODES = P_GAMES + MAX_LEVEL
+P_UCT_EDGES = P_UCT_NODES + 1
+N_IPARAMS = P_UCT_EDGES + 1
 F_MAX_SECONDS = 0
-N_FPARAMS = 1
+F_UCT_C = 1
+N_FPARAMS = 2
 # out_int columns.
 OUT_SCORE, OUT_LENGTH, OUT_PLAYOUTS, OUT_PLAYOUT_MOVES = 0, 1, 2, 3
 N_OUT_INT = 4
@@ -42,11 +56,28 @@ TRACE_LEN = 256
 def build_engine(game):
     """The parallel ``run_chunk`` function for ``game`` (a module following nmcs.games)."""
     new_workspace, nested, iterative = build_nested(game)
+    new_reflexive_workspace, reflexive = build_reflexive(game)
+    new_uct_workspace, uct = build_uct(game)
     score = game.score
 
     @njit
-    def run_one(state0, seed, iparams, fparams, ws, scratch_state, scratch_seq, out_int,
-                out_seconds, out_moves, out_trace, out_ntrace, i):
+    def run_one(
+        state0,
+        seed,
+        iparams,
+        fparams,
+        ws,
+        rws,
+        uws,
+        scratch_state,
+        scratch_seq,
+        out_int,
+        out_seconds,
+        out_moves,
+        out_trace,
+        out_ntrace,
+        i,
+    ):
         stats = ws[5]
         stats[:] = 0
         rng = np.empty(1, np.uint64)
@@ -58,14 +89,43 @@ def build_engine(game):
         algo = iparams[P_ALGO]
         if algo == ALGO_ITERATIVE:
             length, n_trace = iterative(
-                state0, level, memorize, rng, ws, seq, scratch_state, scratch_seq,
-                fparams[F_MAX_SECONDS], iparams[P_MAX_PLAYOUTS], out_trace[i],
+                state0,
+                level,
+                memorize,
+                rng,
+                ws,
+                seq,
+                scratch_state,
+                scratch_seq,
+                fparams[F_MAX_SECONDS],
+                iparams[P_MAX_PLAYOUTS],
+                out_trace[i],
             )
             out_ntrace[i] = n_trace
             # The best score is the last trace entry; replay its sequence to be sure it holds.
             scratch_state[:] = state0
             for j in range(length):
                 game.play(scratch_state, seq[j])
+        elif algo == ALGO_UCT:
+            length, n_trace = uct(
+                state0,
+                fparams[F_UCT_C],
+                rng,
+                uws,
+                seq,
+                fparams[F_MAX_SECONDS],
+                iparams[P_MAX_PLAYOUTS],
+                out_trace[i],
+            )
+            out_ntrace[i] = n_trace
+            scratch_state[:] = state0
+            for j in range(length):
+                game.play(scratch_state, seq[j])
+        elif algo == ALGO_REFLEXIVE:
+            scratch_state[:] = state0
+            games = iparams[P_GAMES : P_GAMES + MAX_LEVEL]
+            length = reflexive(scratch_state, level, games, rng, rws, seq)
+            out_ntrace[i] = 0
         else:
             scratch_state[:] = state0
             length = nested(scratch_state, level, memorize, rng, ws, seq)
@@ -77,16 +137,47 @@ def build_engine(game):
         out_int[i, OUT_PLAYOUT_MOVES] = stats[PLAYOUT_MOVES]
 
     @njit(parallel=True)
-    def run_chunk(state0, seeds, iparams, fparams, out_int, out_seconds, out_moves, out_trace,
-                  out_ntrace, n_workers):
+    def run_chunk(
+        state0,
+        seeds,
+        iparams,
+        fparams,
+        out_int,
+        out_seconds,
+        out_moves,
+        out_trace,
+        out_ntrace,
+        n_workers,
+    ):
         n = seeds.shape[0]
         workers = max(1, min(n_workers, n))
+        # Only a UCT run gets a tree of the requested size; the others get a token one.
+        is_uct = iparams[P_ALGO] == ALGO_UCT
+        n_nodes = iparams[P_UCT_NODES] if is_uct else 1
+        n_edges = iparams[P_UCT_EDGES] if is_uct else 1
         for w in prange(workers):
             ws = new_workspace(state0)
+            rws = new_reflexive_workspace(state0, ws[5])
+            uws = new_uct_workspace(state0, n_nodes, n_edges, ws[5])
             scratch_state = np.empty_like(state0)
             scratch_seq = np.empty(out_moves.shape[1], np.int32)
             for i in range(w, n, workers):
-                run_one(state0, seeds[i], iparams, fparams, ws, scratch_state, scratch_seq,
-                        out_int, out_seconds, out_moves, out_trace, out_ntrace, i)
+                run_one(
+                    state0,
+                    seeds[i],
+                    iparams,
+                    fparams,
+                    ws,
+                    rws,
+                    uws,
+                    scratch_state,
+                    scratch_seq,
+                    out_int,
+                    out_seconds,
+                    out_moves,
+                    out_trace,
+                    out_ntrace,
+                    i,
+                )
 
     return run_chunk

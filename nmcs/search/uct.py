@@ -1,0 +1,270 @@
+"""UCT as in the Reflexive Monte-Carlo Search paper (Cazenave 2007, section 4, Table 3), written
+once for every game.
+
+The paper: "The UCT algorithm uses the formula mu_i + sqrt(log(t) / (C x s)) to explore moves of
+the global search tree, mu_i is the average of the games that start with the corresponding move,
+t is the number of games that have been played at the node, and s is the number of games that
+have been played below the node starting with the corresponding move", best with C = 0.1;
+Table 3 gives "the best lengths obtained with UCT for different numbers of simulations".
+
+What this module does (the paper gives no more detail; the choices are marked):
+
+- one global tree grown from the root position; each simulation descends it with the formula,
+  ``log`` natural, ``mu_i`` the raw mean score (not rescaled: with Morpion lengths near 60 and
+  C = 0.1 the exploration term sqrt(10 log t / s) is of the order of the spread of the scores,
+  which is presumably why so small a C was best), ``t`` the visits of the node, ``s`` those of
+  the child;
+- a move never tried at a node has an infinite value (choice: among several untried moves one is
+  drawn uniformly at random; ties of the formula are also broken uniformly at random);
+- the tree grows by one node per simulation, Coulom's incremental tree that the paper cites: the
+  simulation stops descending at the first move that has no node yet, adds the node, and
+  finishes the game with the game's own playout policy (the state says which: uniform random,
+  or mobility for Morpion); a node's legal moves are generated the first time a simulation
+  passes through it;
+- the result of a simulation is the score of the final position (Morpion: its length), added
+  to every node on its path;
+- the answer is the best game found by any simulation (the paper's "best length"), with an
+  anytime trace of its improvements like iterative NMCS; choice: ties keep the earlier game;
+- the budget is a number of simulations (the paper's "games") and/or seconds;
+- choice: the tree lives in preallocated flat arrays of fixed capacity (a node pool and an edge
+  pool, allocated once per worker). When either is full the tree stops growing and simulations
+  go on from its leaves; with ``nodes >= playouts + 1`` the node pool never fills.
+
+``build_uct(game)`` returns jitted functions:
+
+- ``new_workspace(state0, n_nodes, n_edges, stats)``: the tree and path buffers;
+- ``uct(state0, c, rng, ws, seq, max_seconds, max_playouts, trace)``: runs the search, writes
+  the best game into ``seq`` and improvement rows (seconds, playouts, score) into ``trace``, and
+  returns (length of the best game, number of trace rows).
+
+Workspace (a tuple; N nodes, E edges, S state size, B max branching, M max moves + 1)::
+
+    visits     int64[N]    games played through the node (t of the node, s of its parent's edge)
+    total      float64[N]  sum of their scores
+    first      int64[N]    first edge of the node; UNEXPANDED until its moves are generated
+    n_edges    int64[N]    its number of legal moves (0: the position is over)
+    edge_move  int32[E]    the move of an edge
+    edge_child int64[E]    the node it leads to; NO_NODE until a simulation takes it
+    path       int64[M]    the nodes of the current simulation, root first
+    path_moves int32[M]    the moves of the current simulation in the tree
+    sim_state  [S]         the position of the current simulation
+    cont       int32[M]    the replayed moves of an improving playout
+    legal      int32[B]    legal moves of a node being expanded
+    aux        uint64[1]   generator state used for replays
+    stats      int64[2]    shared with the engine: playouts started, moves played in playouts
+"""
+
+import numpy as np
+from numba import njit
+
+from nmcs.search.clock import now
+from nmcs.search.nested import (
+    NO_SCORE,
+    PLAYOUT_MOVES,
+    PLAYOUTS,
+    TRACE_PLAYOUTS,
+    TRACE_SCORE,
+    TRACE_SECONDS,
+)
+from nmcs.search.rng import below
+
+UNEXPANDED = -1
+NO_NODE = -1
+DEFAULT_C = 0.1
+
+
+def build_uct(game):
+    """Jitted UCT search specialised to ``game``'s kernels."""
+    legal_moves = game.legal_moves
+    play = game.play
+    score = game.score
+    playout = game.playout
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+
+    @njit(inline="always")
+    def copy_into(dst, src):
+        for j in range(src.shape[0]):
+            dst[j] = src[j]
+
+    @njit
+    def new_workspace(state0, n_nodes, n_edges, stats):
+        m = max_moves(state0) + 1
+        n_nodes = max(n_nodes, 1)
+        n_edges = max(n_edges, 1)
+        # Uninitialised: a node or edge is initialised when the search takes it from the pool.
+        visits = np.empty(n_nodes, np.int64)
+        total = np.empty(n_nodes, np.float64)
+        first = np.empty(n_nodes, np.int64)
+        n_edge = np.empty(n_nodes, np.int64)
+        edge_move = np.empty(n_edges, np.int32)
+        edge_child = np.empty(n_edges, np.int64)
+        path = np.empty(m, np.int64)
+        path_moves = np.empty(m, np.int32)
+        sim_state = np.empty_like(state0)
+        cont = np.empty(m, np.int32)
+        legal = np.empty(max_branching(state0), np.int32)
+        aux = np.zeros(1, np.uint64)
+        return (
+            visits,
+            total,
+            first,
+            n_edge,
+            edge_move,
+            edge_child,
+            path,
+            path_moves,
+            sim_state,
+            cont,
+            legal,
+            aux,
+            stats,
+        )
+
+    @njit
+    def select(node, c, rng, visits, total, first, n_edge, edge_child):
+        """The edge to follow from an expanded node with at least one edge."""
+        e0 = first[node]
+        ne = n_edge[node]
+        untried = 0
+        for e in range(e0, e0 + ne):
+            if edge_child[e] == NO_NODE:
+                untried += 1
+        if untried > 0:
+            pick = below(rng, untried)
+            for e in range(e0, e0 + ne):
+                if edge_child[e] == NO_NODE:
+                    if pick == 0:
+                        return e
+                    pick -= 1
+        # sqrt(log(t) / (C s)) = sqrt(log(t) / C) / sqrt(s): one log per node, not per edge.
+        explore = np.sqrt(np.log(np.float64(visits[node])) / c)
+        best_e = -1
+        best_v = -np.inf
+        ties = 0
+        for e in range(e0, e0 + ne):
+            child = edge_child[e]
+            s = np.float64(visits[child])
+            v = total[child] / s + explore / np.sqrt(s)
+            if v > best_v:
+                best_v = v
+                best_e = e
+                ties = 1
+            elif v == best_v:
+                ties += 1
+                if below(rng, ties) == 0:
+                    best_e = e
+        return best_e
+
+    @njit
+    def uct(state0, c, rng, ws, seq, max_seconds, max_playouts, trace):
+        (
+            visits,
+            total,
+            first,
+            n_edge,
+            edge_move,
+            edge_child,
+            path,
+            path_moves,
+            sim_state,
+            cont,
+            legal,
+            aux,
+            stats,
+        ) = ws
+        cap_nodes = visits.shape[0]
+        cap_edges = edge_move.shape[0]
+        visits[0] = 0
+        total[0] = 0.0
+        first[0] = UNEXPANDED
+        n_nodes = 1
+        n_edges_used = 0
+        t0 = now()
+        last_check = t0
+        stride = 1
+        since_check = 0
+        best = NO_SCORE
+        best_len = 0
+        n_trace = 0
+        sims = 0
+        while True:
+            copy_into(sim_state, state0)
+            node = 0
+            depth = 0  # moves played in the tree
+            path[0] = 0
+            n_path = 1  # nodes the simulation went through, root first
+            # Descend while the node has been visited before (a fresh node is a leaf).
+            while visits[node] > 0:
+                if first[node] == UNEXPANDED:
+                    n = legal_moves(sim_state, legal)
+                    if n_edges_used + n > cap_edges:
+                        break  # edge pool full: this node stays a leaf
+                    first[node] = n_edges_used
+                    n_edge[node] = n
+                    for j in range(n):
+                        edge_move[n_edges_used + j] = legal[j]
+                        edge_child[n_edges_used + j] = NO_NODE
+                    n_edges_used += n
+                if n_edge[node] == 0:
+                    break  # the game is over here
+                e = select(node, c, rng, visits, total, first, n_edge, edge_child)
+                move = edge_move[e]
+                play(sim_state, move)
+                path_moves[depth] = move
+                depth += 1
+                child = edge_child[e]
+                if child == NO_NODE:
+                    if n_nodes >= cap_nodes:
+                        break  # node pool full: play the rest out without a node
+                    child = n_nodes
+                    n_nodes += 1
+                    visits[child] = 0
+                    total[child] = 0.0
+                    first[child] = UNEXPANDED
+                    edge_child[e] = child
+                node = child
+                path[n_path] = node
+                n_path += 1
+            saved = rng[0]
+            stats[PLAYOUT_MOVES] += playout(sim_state, rng, cont, False)
+            stats[PLAYOUTS] += 1
+            sims += 1
+            s = score(sim_state)
+            for j in range(n_path):
+                visits[path[j]] += 1
+                total[path[j]] += s
+            if s > best:
+                best = s
+                for j in range(depth):
+                    seq[j] = path_moves[j]
+                # Replay the playout from the end of the tree path to learn its moves.
+                copy_into(sim_state, state0)
+                for j in range(depth):
+                    play(sim_state, path_moves[j])
+                aux[0] = saved
+                k = playout(sim_state, aux, cont, True)
+                for j in range(k):
+                    seq[depth + j] = cont[j]
+                best_len = depth + k
+                row = min(n_trace, trace.shape[0] - 1)  # a full trace keeps its latest best
+                trace[row, TRACE_SECONDS] = now() - t0
+                trace[row, TRACE_PLAYOUTS] = stats[PLAYOUTS]
+                trace[row, TRACE_SCORE] = s
+                n_trace = row + 1
+            if max_playouts > 0 and sims >= max_playouts:
+                break
+            if max_seconds > 0:
+                since_check += 1
+                if since_check >= stride:
+                    since_check = 0
+                    t = now()
+                    if t - t0 >= max_seconds:
+                        break
+                    # Read the clock about every 0.1 ms, whatever one simulation costs.
+                    if t - last_check < 1e-4:
+                        stride *= 2
+                    last_check = t
+        return best_len, n_trace
+
+    return new_workspace, uct
