@@ -40,7 +40,33 @@ class MorpionGame:
     policy: str = "random"
 
 
-GAME_SCHEMAS = {"leftmove": LeftmoveGame, "leftmost": LeftmostGame, "morpion": MorpionGame}
+@dataclass
+class SameGameGame:
+    name: str = "samegame"
+    instance: int | None = 0
+    width: int = 15
+    height: int = 15
+    colors: int = 5
+    board_seed: int = 0
+    policy: str = "tabu"
+
+
+@dataclass
+class SudokuGame:
+    name: str = "sudoku"
+    n: int = 4
+    problem: int | None = 0
+    empty_fraction: float = 0.66
+    problem_seed: int = 0
+
+
+GAME_SCHEMAS = {
+    "leftmove": LeftmoveGame,
+    "leftmost": LeftmostGame,
+    "morpion": MorpionGame,
+    "samegame": SameGameGame,
+    "sudoku": SudokuGame,
+}
 
 
 @dataclass
