@@ -26,6 +26,11 @@ def game(request):
     return game_module(request.param)
 
 
+def small_state(game):
+    """A position small enough for level-2 searches in a test (the game's SMALL_OPTIONS)."""
+    return game.make_state(**getattr(game, "SMALL_OPTIONS", {}))
+
+
 def test_state_and_bounds(game):
     state = game.make_state()
     assert state.ndim == 1
@@ -68,7 +73,7 @@ def test_playout_replays_and_is_deterministic(game):
 
 @pytest.mark.parametrize("level,memorize", [(0, False), (1, False), (1, True), (2, True)])
 def test_search_sequences_replay_to_their_score(game, level, memorize):
-    state0 = game.make_state()
+    state0 = small_state(game)
     res = search_batch(game.NAME, state0, search_seeds(7, 0, 4), level=level, memorize=memorize)
     for i in range(4):
         assert res.length[i] == len(res.moves[i])
@@ -78,7 +83,7 @@ def test_search_sequences_replay_to_their_score(game, level, memorize):
 
 
 def test_results_do_not_depend_on_workers(game):
-    state0 = game.make_state()
+    state0 = small_state(game)
     seeds = search_seeds(3, 0, 6)
     one = search_batch(game.NAME, state0, seeds, level=1, memorize=True, workers=1)
     two = search_batch(game.NAME, state0, seeds, level=1, memorize=True, workers=2)

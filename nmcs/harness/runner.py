@@ -9,9 +9,10 @@ code and package versions, the machine and the times.
 
 Columns of results.parquet::
 
-    experiment game instance <game options...> algo algo_options level memorize budget_seconds
-    budget_playouts seed search search_seed score length playouts playout_moves seconds
-    moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative only)
+    experiment game instance game_options <game options...> algo algo_options level memorize
+    budget_seconds budget_playouts seed search search_seed score length playouts playout_moves
+    seconds moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative,
+    uct)
 """
 
 import json
@@ -68,6 +69,10 @@ def done_searches(chunk_dir):
     return done
 
 
+def game_options_string(cfg):
+    return ",".join(f"{k}={v}" for k, v in sorted(game_options(cfg).items()))
+
+
 def rows(cfg, instance, indices, res):
     """One DataFrame row per search of a batch."""
     budget = cfg.budget
@@ -76,7 +81,8 @@ def rows(cfg, instance, indices, res):
             "experiment": cfg.experiment_name,
             "game": cfg.game.name,
             "instance": instance,
-            **{k: v for k, v in game_options(cfg).items()},
+            "game_options": game_options_string(cfg),
+            **{k: v for k, v in game_options(cfg).items() if k != "instance"},
             "algo": cfg.algo.name,
             "algo_options": ",".join(f"{k}={v}" for k, v in algo_options(cfg.algo).items()),
             "level": cfg.level,
@@ -125,7 +131,9 @@ def run_cell(cfg, out_dir):
     old_meta = _check_resume(out_dir, identity)
     workers = cfg.workers or numba.config.NUMBA_NUM_THREADS
     numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
-    instance = ",".join(f"{k}={v}" for k, v in sorted(game_options(cfg).items()))
+    options = game_options(cfg)
+    # A game with an `instance` option (a position of a test set) names the position by it.
+    instance = str(options["instance"]) if "instance" in options else game_options_string(cfg)
     n = cfg.n_searches
     done = done_searches(chunk_dir)
     todo = [i for i in range(n) if i not in done]
