@@ -1,0 +1,549 @@
+"""Morpion Solitaire 5D: NMCS paper section 5.1 (Figs 8-10) and the Reflexive Monte-Carlo Search
+paper's Tables 1-5 (sampling with random moves and with the mobility heuristic, UCT, reflexive
+search of level 2).
+
+Methods:
+- Peak of a score distribution: the most frequent score (the lowest one on a tie). Its 95%
+  interval is a multinomial (parametric) bootstrap: 2,000 resamples of the observed counts with
+  a fixed seed, the 2.5 and 97.5 percentiles of the resampled modes. The paper's peak (read off
+  its figure, an integer) agrees when it lies inside that interval.
+- A table row of the Reflexive paper is ONE search; we run several seeds per row. We give the
+  mean best length with its Student-t 95% CI, and the central 95% range of our single searches
+  (2.5 and 97.5 percentiles, which is min-max below 40 seeds). The verdict asks whether the
+  paper's single value lies in that range, i.e. whether one run of ours could have given it.
+- Real time (Fig 10): each search's best score on a grid of 0.01 s doubling (and of playouts
+  doubling); level comparisons average each search's scores over the grid points where every
+  search of both levels has finished one nested search, then a Welch interval.
+"""
+
+import re
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.common import Claim, paper_values, save_figure, save_table, welch_diff
+from analysis.leftmove import anytime_curves
+
+NMCS = "NMCS 5.1 (Morpion Solitaire 5D, Figs 8-10)"
+RMC = "Reflexive MC 4 (Morpion Solitaire 5D, Tables 1-5)"
+DISTRIBUTIONS = ("morpion_fig8_fig9_level0", "morpion_fig8_fig9", "morpion_fig9_level3")
+BOOTSTRAP = 2000
+
+
+def _cmd(scale, *experiments):
+    runs = " && ".join(f"python run.py -m experiment={e} scale={scale}" for e in experiments)
+    return f"{runs} && python -m analysis"
+
+
+def _morpion(df):
+    """Rows of Morpion 5D only (an experiment folder could hold other games if misused)."""
+    if df.empty:
+        return df
+    keep = df["game"] == "morpion"
+    if "variant" in df:
+        keep &= df["variant"] == "5D"
+    return df[keep]
+
+
+def mean_ci(values):
+    v = np.asarray(values, float)
+    if v.size < 2:
+        return float(v.mean()), float("nan")
+    return float(v.mean()), float(stats.t.ppf(0.975, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size))
+
+
+def mode_interval(scores, seed=0):
+    """Mode of integer scores and its multinomial-bootstrap 95% interval (see module doc)."""
+    scores = np.asarray(scores, int)
+    counts = np.bincount(scores)
+    mode = int(counts.argmax())
+    rng = np.random.default_rng(seed)
+    resampled = rng.multinomial(scores.size, counts / scores.size, size=BOOTSTRAP)
+    modes = resampled.argmax(axis=1)
+    low, high = np.percentile(modes, [2.5, 97.5])
+    return mode, int(np.floor(low)), int(np.ceil(high))
+
+
+def single_range(values):
+    """Central 95% range of single searches (2.5 and 97.5 percentiles, inclusive)."""
+    v = np.asarray(values, float)
+    low, high = np.percentile(v, [2.5, 97.5], method="inverted_cdf")
+    return float(low), float(high)
+
+
+# ---------------------------------------------------------------- Figs 8 and 9: distributions
+
+
+def load_distributions(ctx):
+    parts = []
+    for experiment in DISTRIBUTIONS:
+        df = _morpion(ctx.results(experiment))
+        if df.empty:
+            continue
+        df = df[df["algo"] == "nested"]
+        if experiment.endswith("level0"):
+            df = df[df["level"] == 0]
+        elif experiment.endswith("level3"):
+            df = df[df["level"] == 3]  # quick scale runs level 2 here only to check the command
+        parts.append(df)
+    parts = [p for p in parts if not p.empty]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def figure_rows(df, memorize):
+    """The searches of Fig 9 (memorize) or Fig 8: level 0 serves both."""
+    return df[(df["level"] == 0) | (df["memorize"].astype(bool) == memorize)]
+
+
+def analyze_distributions(ctx):
+    df = load_distributions(ctx)
+    cmd = _cmd(ctx.scale, *DISTRIBUTIONS)
+    paper = paper_values("morpion")["nmcs_distributions"]
+    claims = []
+    rows = []
+    for memorize, fig in ((False, "fig8"), (True, "fig9")):
+        part = figure_rows(df, memorize) if not df.empty else df
+        key = "peak_with_memorization" if memorize else "peak_without_memorization"
+        fig_obj, ax = plt.subplots(figsize=(7, 4.5))
+        for level, group in sorted(part.groupby("level")) if not part.empty else []:
+            scores = group["score"].to_numpy()
+            mode, low, high = mode_interval(scores, seed=level)
+            mean, half = mean_ci(scores)
+            paper_peak = paper[key].get(f"level{level}")
+            rows.append(
+                {
+                    "figure": fig,
+                    "memorize": memorize,
+                    "level": level,
+                    "n": len(scores),
+                    "paper_n": paper["samples"].get(f"level{level}"),
+                    "mean": mean,
+                    "ci95": half,
+                    "peak": mode,
+                    "peak_low": low,
+                    "peak_high": high,
+                    "paper_peak": paper_peak,
+                    "best": int(scores.max()),
+                    "mean_playout_moves": float(group["playout_moves"].mean()),
+                    "mean_seconds": float(group["seconds"].mean()),
+                }
+            )
+            top = int(scores.max()) + 1
+            freq = np.bincount(scores, minlength=top) / len(scores)
+            (line,) = ax.plot(np.arange(top), freq, label=f"level {level} (n={len(scores)})")
+            ax.plot([mode], [freq[mode]], "o", color=line.get_color())
+            ax.annotate(
+                f"{mode}",
+                (mode, freq[mode]),
+                textcoords="offset points",
+                xytext=(0, 5),
+                ha="center",
+                fontsize=8,
+            )
+            if paper_peak is not None:
+                ax.axvline(paper_peak, ls=":", lw=1, color=line.get_color())
+        if not part.empty:
+            ax.set_xlabel("score (moves)")
+            ax.set_ylabel("frequency")
+            ax.set_xlim(20, None)
+            ax.set_title(
+                f"{'Fig 9' if memorize else 'Fig 8'}: Morpion 5D, "
+                f"{'with' if memorize else 'without'} memorization — dots: our peaks, "
+                "dotted: paper's peaks",
+                fontsize=9,
+            )
+            ax.legend()
+            save_figure(fig_obj, ctx.figures, f"morpion_{fig}")
+        else:
+            plt.close(fig_obj)
+        for level in (1, 2):
+            value = paper[key][f"level{level}"]
+            claim = (
+                f"{'Fig 9' if memorize else 'Fig 8'}: peak of level {level} "
+                f"{'with' if memorize else 'without'} memorization"
+            )
+            row = [r for r in rows if r["figure"] == fig and r["level"] == level]
+            if not row:
+                claims.append(Claim(NMCS, claim, str(value), "-", "not run", cmd))
+                continue
+            r = row[0]
+            claims.append(
+                Claim(
+                    NMCS,
+                    claim,
+                    str(value),
+                    f"{r['peak']} [{r['peak_low']}, {r['peak_high']}] (mode, bootstrap), "
+                    f"mean {r['mean']:.2f}, n={r['n']}",
+                    "agrees" if r["peak_low"] <= value <= r["peak_high"] else "differs",
+                    cmd,
+                )
+            )
+    if not rows:
+        return claims
+    table = pd.DataFrame(rows)
+    save_table(table, ctx.tables, "morpion_fig8_fig9")
+    # Memorization moves the distribution up (the peaks 59 -> 61 and 62 -> 66).
+    for level in (1, 2):
+        a = df[(df["level"] == level) & df["memorize"].astype(bool)]["score"]
+        b = df[(df["level"] == level) & ~df["memorize"].astype(bool)]["score"]
+        claim = f"level {level}: memorization gives longer games (Fig 9 vs Fig 8)"
+        if len(a) < 2 or len(b) < 2:
+            claims.append(Claim(NMCS, claim, "higher peak", "-", "not run", cmd))
+            continue
+        diff, low, high = welch_diff(a, b)
+        claims.append(
+            Claim(
+                NMCS,
+                claim,
+                "higher peak",
+                f"mean {diff:+.2f} [{low:+.2f}, {high:+.2f}] moves",
+                "agrees" if low > 0 else "differs",
+                cmd,
+            )
+        )
+    # Cost of a level: "a nested search of level l is 200 times longer than level l - 1".
+    ratio = paper["level_cost_ratio"]
+    memo = df[df["memorize"].astype(bool) | (df["level"] == 0)]
+    for level in (2, 3):
+        hi = memo[memo["level"] == level]["playout_moves"].to_numpy(float)
+        lo = memo[memo["level"] == level - 1]["playout_moves"].to_numpy(float)
+        claim = f"a level-{level} search is about {ratio} times longer than a level-{level - 1} one"
+        if len(hi) < 2 or len(lo) < 2:
+            claims.append(Claim(NMCS, claim, f"x{ratio}", "-", "not run", cmd))
+            continue
+        rng = np.random.default_rng(level)
+        boot = [
+            rng.choice(hi, hi.size).mean() / rng.choice(lo, lo.size).mean()
+            for _ in range(BOOTSTRAP)
+        ]
+        low, high = np.percentile(boot, [2.5, 97.5])
+        claims.append(
+            Claim(
+                NMCS,
+                claim + " (moves played in playouts, memorization; 'about' read as within a "
+                "factor 2)",
+                f"x{ratio}",
+                f"x{hi.mean() / lo.mean():.0f} [{low:.0f}, {high:.0f}] (bootstrap)",
+                "agrees" if low <= 2 * ratio and high >= ratio / 2 else "differs",
+                cmd,
+            )
+        )
+    return claims
+
+
+# ---------------------------------------------------------------- Fig 10: real time
+
+
+def analyze_realtime(ctx, experiment="morpion_fig10"):
+    df = _morpion(ctx.results(experiment))
+    cmd = _cmd(ctx.scale, experiment)
+    names = ("level 2 beats level 1", "level 1 beats level 0")
+    if df.empty:
+        return [
+            Claim(NMCS, f"Fig 10 (real time): {n}", "better", "-", "not run", cmd) for n in names
+        ]
+    df = df[(df["algo"] == "iterative") & df["memorize"].astype(bool)]
+    claims = []
+    curves_by_axis = {}
+    for axis in ("seconds", "playouts"):
+        grid, curves = anytime_curves(df, axis)
+        curves_by_axis[axis] = (grid, curves)
+        rows = []
+        for (level, _), matrix in sorted(curves.items()):
+            for j, x in enumerate(grid):
+                col = matrix[:, j]
+                if np.isnan(col).any():
+                    continue  # some search had not finished one nested search yet
+                mean, half = mean_ci(col)
+                rows.append(
+                    {"level": level, axis: x, "n": len(col), "mean_score": mean, "ci95": half}
+                )
+        table = pd.DataFrame(rows, columns=["level", axis, "n", "mean_score", "ci95"])
+        save_table(table, ctx.tables, f"{experiment}_{axis}")
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for level, line in table.groupby("level"):
+            ax.errorbar(
+                line[axis],
+                line["mean_score"],
+                yerr=np.nan_to_num(line["ci95"]),
+                fmt="-o",
+                ms=3,
+                capsize=2,
+                label=f"level {level}",
+            )
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(f"{axis} (log scale)")
+        ax.set_ylabel("mean best score (moves)")
+        ax.set_title("Fig 10: iterative NMCS on Morpion 5D, with memorization")
+        ax.legend()
+        save_figure(fig, ctx.figures, f"{experiment}_{axis}")
+    grid, curves = curves_by_axis["seconds"]
+    for (hi, lo), name in zip(((2, 1), (1, 0)), names, strict=True):
+        claim = f"Fig 10 (real time): {name}"
+        if (hi, True) not in curves or (lo, True) not in curves:
+            claims.append(Claim(NMCS, claim, "better", "-", "not run", cmd))
+            continue
+        a, b = curves[(hi, True)], curves[(lo, True)]
+        common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
+        if not common.any() or min(a.shape[0], b.shape[0]) < 2:
+            claims.append(Claim(NMCS, claim, "better", "no common time point", "not run", cmd))
+            continue
+        diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+        claims.append(
+            Claim(
+                NMCS,
+                claim,
+                "better",
+                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] moves over "
+                f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}",
+                "agrees" if low > 0 else "differs",
+                cmd,
+            )
+        )
+    return claims
+
+
+# ---------------------------------------------------------------- Reflexive paper, Tables 1-3
+
+TABLES = (
+    ("rmc_table1", "morpion_reflexive_table1", "sampling, random moves", "iterative", "random"),
+    ("rmc_table2", "morpion_reflexive_table2", "sampling, mobility", "iterative", "mobility"),
+    ("rmc_table3", "morpion_reflexive_table3", "UCT (C = 0.1), mobility", "uct", "mobility"),
+)
+
+
+def games_table(ctx, key, experiment, algo, policy):
+    """One row per number of games N: the paper's length and time beside ours."""
+    paper = paper_values("morpion")[key]
+    df = _morpion(ctx.results(experiment))
+    if not df.empty:
+        df = df[(df["algo"] == algo) & (df["policy"] == policy)]
+        if algo == "iterative":
+            df = df[df["level"] == 0]
+    rows = []
+    for games, length, seconds in zip(
+        paper["games"], paper["length"], paper["seconds"], strict=True
+    ):
+        group = df[df["budget_playouts"] == games] if not df.empty else df
+        row = {"games": games, "paper_length": length, "paper_seconds": seconds}
+        if len(group):
+            s = group["score"].to_numpy()
+            mean, half = mean_ci(s)
+            low, high = single_range(s)
+            row.update(
+                n=len(s),
+                mean=mean,
+                ci95=half,
+                single_low=low,
+                single_high=high,
+                best=int(s.max()),
+                mean_seconds=float(group["seconds"].mean()),
+            )
+        rows.append(row)
+    return pd.DataFrame(rows), df
+
+
+def analyze_games_tables(ctx):
+    claims = []
+    tables = {}
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for key, experiment, label, algo, policy in TABLES:
+        table, df = games_table(ctx, key, experiment, algo, policy)
+        tables[key] = (table, df)
+        cmd = _cmd(ctx.scale, experiment)
+        name = key.replace("rmc_table", "Table ")
+        if "n" in table:
+            save_table(table, ctx.tables, experiment)
+            ran = table.dropna(subset=["n"])
+            line = ax.errorbar(
+                ran["games"],
+                ran["mean"],
+                yerr=np.nan_to_num(ran["ci95"]),
+                fmt="-o",
+                ms=3,
+                capsize=2,
+                label=f"{name} ours (mean): {label}",
+            )
+            color = line.lines[0].get_color()
+            ax.plot(ran["games"], ran["best"], "^", color=color, ms=4)
+            ax.plot(table["games"], table["paper_length"], "x--", color=color, lw=0.8)
+        for r in table.itertuples():
+            claim = f"{name} ({label}): best length of {r.games:,} games"
+            if "n" not in table or np.isnan(getattr(r, "n", np.nan)):
+                claims.append(Claim(RMC, claim, str(r.paper_length), "-", "not run", cmd))
+                continue
+            claims.append(
+                Claim(
+                    RMC,
+                    claim,
+                    str(r.paper_length),
+                    f"mean {r.mean:.2f} [{r.mean - r.ci95:.2f}, {r.mean + r.ci95:.2f}], single "
+                    f"searches 95% in [{r.single_low:g}, {r.single_high:g}], best {r.best:g}, "
+                    f"n={int(r.n)}",
+                    "agrees" if r.single_low <= r.paper_length <= r.single_high else "differs",
+                    cmd,
+                )
+            )
+    if ax.lines:
+        ax.set_xscale("log")
+        ax.set_xlabel("games (simulations)")
+        ax.set_ylabel("best length (moves)")
+        ax.set_title("Reflexive paper Tables 1-3 — ours: mean ± 95% CI, triangles best; x: paper")
+        ax.legend(fontsize=7)
+        save_figure(fig, ctx.figures, "morpion_reflexive_tables1_3")
+    else:
+        plt.close(fig)
+    claims += _compare_tables(ctx, tables)
+    return claims
+
+
+def _mean_difference(a_table, b_table, games):
+    """Average over ``games`` of mean(a) - mean(b), with a normal 95% interval."""
+    a = a_table.set_index("games").loc[games]
+    b = b_table.set_index("games").loc[games]
+    diff = (a["mean"] - b["mean"]).mean()
+    var_a = (a["ci95"] / stats.t.ppf(0.975, a["n"] - 1)) ** 2
+    var_b = (b["ci95"] / stats.t.ppf(0.975, b["n"] - 1)) ** 2
+    half = 1.96 * np.sqrt((var_a + var_b).sum()) / len(games)
+    return diff, diff - half, diff + half
+
+
+def _compare_tables(ctx, tables):
+    claims = []
+    specs = (
+        (
+            "rmc_table2",
+            "rmc_table1",
+            "Tables 1-2: at equal numbers of games, mobility finds longer games than random moves"
+            " (10, 100, 1,000 games, where the paper's lengths differ most)",
+            "longer (60, 61, 62 vs 55, 58, 60)",
+            [10, 100, 1000],
+        ),
+        (
+            "rmc_table3",
+            "rmc_table2",
+            "Tables 2-3: UCT is slightly better than sampling with mobility (mean over 1,000 to "
+            "1,000,000 games)",
+            "slightly better",
+            [1000, 10000, 100000, 1000000],
+        ),
+    )
+    for a_key, b_key, claim, paper, games in specs:
+        a_table, b_table = tables[a_key][0], tables[b_key][0]
+        cmd = _cmd(
+            ctx.scale,
+            *(e for k, e, *_ in TABLES if k in (a_key, b_key)),
+        )
+        ok = all(
+            "n" in t and t.set_index("games").loc[games, "n"].ge(2).all()
+            for t in (a_table, b_table)
+        )
+        if not ok:
+            claims.append(Claim(RMC, claim, paper, "-", "not run", cmd))
+            continue
+        diff, low, high = _mean_difference(a_table, b_table, games)
+        claims.append(
+            Claim(
+                RMC,
+                claim,
+                paper,
+                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] moves (mean difference)",
+                "agrees" if low > 0 else "differs",
+                cmd,
+            )
+        )
+    return claims
+
+
+# ---------------------------------------------------------------- Tables 4 and 5: reflexive
+
+
+def games_pair(options):
+    """(games, meta-games) of a level-2 reflexive search from its algo_options string."""
+    numbers = [int(x) for x in re.findall(r"\d+", str(options))]
+    return tuple(numbers[:2]) if len(numbers) >= 2 else (numbers[0], numbers[0])
+
+
+def analyze_reflexive(ctx, experiment="morpion_reflexive_table4_5"):
+    paper = paper_values("morpion")
+    lengths, times = paper["rmc_table4"], paper["rmc_table5"]
+    cmd = _cmd(ctx.scale, experiment)
+    df = _morpion(ctx.results(experiment))
+    if not df.empty:
+        df = df[(df["algo"] == "reflexive") & (df["level"] == 2) & (df["policy"] == "random")]
+        df = df.assign(pair=[games_pair(o) for o in df["algo_options"]])
+    rows = []
+    for games, row_lengths in lengths["length"].items():
+        for j, length in enumerate(row_lengths):
+            meta = lengths["meta_games"][j]
+            group = df[df["pair"] == (games, meta)] if not df.empty else df
+            row = {
+                "games": games,
+                "meta_games": meta,
+                "paper_length": np.nan if length is None else length,
+                "paper_seconds": times["seconds"][games][j],
+            }
+            if len(group):
+                s = group["score"].to_numpy()
+                mean, half = mean_ci(s)
+                low, high = single_range(s)
+                row.update(
+                    n=len(s),
+                    mean=mean,
+                    ci95=half,
+                    single_low=low,
+                    single_high=high,
+                    best=int(s.max()),
+                    mean_playouts=float(group["playouts"].mean()),
+                    mean_seconds=float(group["seconds"].mean()),
+                )
+            rows.append(row)
+    table = pd.DataFrame(rows)
+    claims = []
+    if "n" in table:
+        save_table(table, ctx.tables, experiment)
+    for r in table.itertuples():
+        if np.isnan(float(r.paper_length)):
+            continue  # illegible in our text of the paper: our value is in the table only
+        claim = f"Table 4: best length, {r.games} games x {r.meta_games} meta-games"
+        value = int(r.paper_length)
+        if "n" not in table or np.isnan(getattr(r, "n", np.nan)):
+            claims.append(Claim(RMC, claim, str(value), "-", "not run", cmd))
+            continue
+        claims.append(
+            Claim(
+                RMC,
+                claim,
+                str(value),
+                f"mean {r.mean:.2f} [{r.mean - r.ci95:.2f}, {r.mean + r.ci95:.2f}], single "
+                f"searches 95% in [{r.single_low:g}, {r.single_high:g}], best {r.best:g}, "
+                f"n={int(r.n)}; {r.mean_seconds:.3g} s per search here (paper "
+                f"{r.paper_seconds:g} s)",
+                "agrees" if r.single_low <= value <= r.single_high else "differs",
+                cmd,
+            )
+        )
+    return claims
+
+
+EXPERIMENTS = (
+    *DISTRIBUTIONS,
+    "morpion_fig10",
+    *(e for _, e, *_ in TABLES),
+    "morpion_reflexive_table4_5",
+)
+
+
+def analyze(ctx):
+    """Every Morpion claim; missing cells say "not run" once any Morpion experiment ran at this
+    scale (none at all: no claims, as for the other games)."""
+    if not any((ctx.outputs / ctx.scale / e).is_dir() for e in EXPERIMENTS):
+        return []
+    return (
+        analyze_distributions(ctx)
+        + analyze_realtime(ctx)
+        + analyze_games_tables(ctx)
+        + analyze_reflexive(ctx)
+    )
