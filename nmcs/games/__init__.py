@@ -10,6 +10,10 @@ Python-level (run once per search batch)::
                               ``conf/game/NAME.yaml`` except ``name`` (raise ValueError with a
                               one-line message naming the option for a bad value)
     describe(state0, moves)   -> str, a human-readable form of a move sequence
+    SMALL_OPTIONS             optional dict: ``make_state`` options of a small position that
+                              the conformance test searches at level 2 (default: no options)
+    save_game(state0, moves, path_stem)   optional: write pictures / game files of a game
+                              (the harness calls it for the best game of every cell)
 
 Jitted kernels (``@njit(cache=True)``), all taking the state array first::
 
@@ -38,7 +42,7 @@ and its schema in ``nmcs.harness.schema``, and list it in ``GAMES`` below; the c
 
 import importlib
 
-GAMES = ("leftmove", "leftmost")
+GAMES = ("leftmove", "leftmost", "sudoku", "samegame", "morpion")
 
 
 def game_module(name):
