@@ -9,6 +9,7 @@ NUMBA_CACHE_DIR yourself to take over.
 
 import hashlib
 import os
+import sys
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -27,5 +28,9 @@ def _source_hash():
 if "NUMBA_CACHE_DIR" not in os.environ:
     _cache_root = Path(os.environ.get("NMCS_CACHE_ROOT", _PACKAGE_DIR.parent / ".numba_cache"))
     os.environ["NUMBA_CACHE_DIR"] = str(_cache_root / _source_hash())
+    if "numba" in sys.modules:
+        # numba reads its environment once, at import; a script that imported it first must
+        # not cache our functions next to their sources (where staleness goes unnoticed).
+        sys.modules["numba"].core.config.reload_config()
 
 __version__ = "0.1.0"

@@ -23,6 +23,8 @@ Jitted kernels (``@njit(cache=True)``), all taking the state array first::
                               0 means the game is over
     play(state, move)         apply a legal move in place
     score(state)              int score of the position (the result when the game is over)
+    target_score(state)       optional: a score no game can beat (e.g. a solved puzzle); a
+                              search stops at the first game that reaches it
     playout(state, rng, moves, record)
                               play the game's playout policy to the end in place and return
                               the number of moves played; write them into ``moves`` only if

@@ -12,6 +12,11 @@
 - ``iterative(...)``: nested searches repeated from the same position until a budget of seconds
   and/or playouts is spent, keeping the best and an anytime trace.
 
+A game may define ``target_score(state)``, a score no game can beat (a solved Sudoku). A search
+then stops as soon as one of its playouts or lower searches reaches it and returns that game,
+and an iterative search stops at the first such game ("restart until solved"). Games without
+it (the tree problems, Morpion, SameGame) are searched exactly as in the paper's pseudo-code.
+
 Levels are unrolled (level k calls a distinct level k-1 function) rather than recursive, because
 recursive jitted functions without signatures can crash numba's on-disk cache (numba issue 6061).
 
@@ -41,6 +46,7 @@ from nmcs.search.rng import below
 
 MAX_LEVEL = 6
 NO_SCORE = -(2**62)
+NO_TARGET = 2**62
 PLAYOUTS, PLAYOUT_MOVES = 0, 1
 TRACE_SECONDS, TRACE_PLAYOUTS, TRACE_SCORE = 0, 1, 2
 
@@ -53,6 +59,12 @@ def build_nested(game):
     playout = game.playout
     max_moves = game.max_moves
     max_branching = game.max_branching
+    target_score = getattr(game, "target_score", None)
+    if target_score is None:
+
+        @njit
+        def target_score(state):
+            return NO_TARGET
 
     @njit(inline="always")
     def copy_into(dst, src):
@@ -91,6 +103,7 @@ def build_nested(game):
         played = 0
         pending = False  # the best sequence's tail is a playout not replayed yet
         pending_rng = np.uint64(0)
+        target = target_score(state)
         while True:
             n = legal_moves(state, legal)
             if n == 0:
@@ -106,6 +119,13 @@ def build_nested(game):
                 stats[PLAYOUT_MOVES] += playout(child, rng, cont, False)
                 stats[PLAYOUTS] += 1
                 s = score(child)
+                if s >= target:
+                    # A playout reached the game's target score: that game is the answer.
+                    seq[played] = legal[i]
+                    play(state, legal[i])
+                    aux[0] = saved
+                    k = playout(state, aux, seq[played + 1 :], True)
+                    return played + 1 + k
                 if s > step_best:
                     step_best = s
                     ties = 1
@@ -148,6 +168,7 @@ def build_nested(game):
             best = NO_SCORE
             played = 0
             cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
+            target = target_score(state)
             while True:
                 n = legal_moves(state, legal)
                 if n == 0:
@@ -161,6 +182,15 @@ def build_nested(game):
                     play(child, legal[i])
                     length = lower(child, k - 1, memorize, rng, ws, seqs[k, cur])
                     s = score(child)
+                    if s >= target:
+                        # A lower search reached the game's target score: that game is the answer.
+                        seq[played] = legal[i]
+                        found = seqs[k, cur]
+                        for j in range(length):
+                            seq[played + 1 + j] = found[j]
+                        for j in range(length + 1):
+                            play(state, seq[played + j])
+                        return played + 1 + length
                     take = False
                     if s > step_best:
                         step_best = s
@@ -218,6 +248,7 @@ def build_nested(game):
         best = NO_SCORE
         best_len = 0
         n_trace = 0
+        target = target_score(state0)
         while True:
             copy_into(scratch_state, state0)
             length = nested(scratch_state, level, memorize, rng, ws, scratch_seq)
@@ -231,6 +262,8 @@ def build_nested(game):
                 trace[row, TRACE_PLAYOUTS] = stats[PLAYOUTS]
                 trace[row, TRACE_SCORE] = s
                 n_trace = row + 1
+            if best >= target:
+                break
             if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
                 break
             if max_seconds > 0:
