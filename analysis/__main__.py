@@ -4,12 +4,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from analysis import leftmove, morpion, samegame
+from analysis import leftmove, morpion, samegame, sudoku
 from analysis.common import Context
 from analysis.report import write_report
 from nmcs.harness.schema import SCALES
 
-MODULES = (leftmove, morpion, samegame)
+MODULES = (leftmove, morpion, samegame, sudoku)
 
 
 def main(argv=None):

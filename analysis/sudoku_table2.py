@@ -2,12 +2,14 @@
 cells. A standalone script (the "restart until solved" loop does not fit the harness's fixed
 number of searches per cell):
 
-    python -m analysis.sudoku_table2 --scale quick|paper [--out outputs/sudoku] [--fc-cap S]
+    python -m analysis.sudoku_table2 --scale quick|paper [--out DIR] [--fc-cap S]
+    python -m analysis          # adds its table, figure and claims to outputs/REPRODUCTION.md
 
-Writes into ``--out``: ``table2_rows.csv`` (one row per method and problem), ``table2.md``
+Writes into ``--out`` (default ``outputs/<scale>/sudoku_table2``, where ``python -m analysis``
+reads it): ``table2_rows.csv`` (one row per method and problem), ``table2.md``
 (totals beside the paper's), ``effort_rows.csv`` and ``effort_vs_empty.png`` (median effort of
-forward checking and NMCS level 1 against the empty fraction), ``REPRODUCTION_sudoku.md`` (the
-paper's claims, ours beside them).
+forward checking and NMCS level 1 against the empty fraction). ``analysis/sudoku.py`` turns
+them into claims of the reproduction report.
 
 Scales (one core):
 - quick: Table 2 on the first 10 stored problems, FC capped at 2 s per problem, level 2 without
@@ -167,50 +169,10 @@ def effort_figure(df, cfg, path):
     plt.close(fig)
 
 
-def report(t2, eff, cfg, paper):
-    tot = t2.groupby("method")["seconds"].sum()
-    unsolved = t2.groupby("method")["solved"].apply(lambda s: int((~s).sum()))
-    n = int(t2[t2["method"] == "l1m"].shape[0])
-    lines = [
-        "## NMCS 5.3 (16x16 Sudoku, Table 2)",
-        "",
-        f"Our totals on {n} stored problems (paper: 100); FC cap {cfg['fc_cap']:g} s.",
-        "",
-    ]
-
-    def claim(text, ok):
-        lines.append(f"- {text}: {'holds' if ok else 'does NOT hold'}")
-
-    if {"fc", "l1m", "sampling"} <= set(tot.index):
-        claim(
-            f"NMCS level 1 ({tot['l1m']:.2f} s) beats forward checking (> {tot['fc']:.2f} s, "
-            f"{unsolved['fc']} unsolved) and iterative sampling ({tot['sampling']:.2f} s)",
-            tot["l1m"] < tot["fc"] and tot["l1m"] < tot["sampling"],
-        )
-    if {"l1m", "l2m"} <= set(tot.index):
-        claim(
-            f"level 2 is not better than level 1 ({tot['l2m']:.2f} s vs {tot['l1m']:.2f} s)",
-            tot["l2m"] >= tot["l1m"],
-        )
-    if {"l1", "l1m"} <= set(tot.index):
-        claim(
-            f"memorization helps at level 1 ({tot['l1']:.2f} s -> {tot['l1m']:.2f} s)",
-            tot["l1m"] < tot["l1"],
-        )
-    if eff is not None:
-        med = eff[eff["method"] == "fc"].groupby("empty_fraction")["playouts"].median()
-        hardest = float(med.idxmax())
-        claim(
-            f"the hardest problems for FC lie close to 66% empty (median peak at {hardest:.2f})",
-            abs(hardest - 0.66) <= 0.1,
-        )
-    return "\n".join(lines) + "\n"
-
-
 def main():
     ap = argparse.ArgumentParser(description="NMCS paper 5.3: Table 2 and effort figure")
     ap.add_argument("--scale", choices=tuple(SCALES), default="quick")
-    ap.add_argument("--out", default="outputs/sudoku")
+    ap.add_argument("--out", help="output folder (default: outputs/<scale>/sudoku_table2)")
     ap.add_argument("--fc-cap", type=float, help="seconds per problem for FC (Table 2)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-figure", action="store_true")
@@ -219,7 +181,7 @@ def main():
     if args.fc_cap is not None:
         cfg["fc_cap"] = args.fc_cap
     numba.set_num_threads(1)
-    out = Path(args.out)
+    out = Path(args.out or f"outputs/{args.scale}/sudoku_table2")
     out.mkdir(parents=True, exist_ok=True)
     paper = yaml.safe_load(PAPER.read_text())
     t0 = time.perf_counter()
@@ -239,10 +201,7 @@ def main():
         eff = effort(cfg, args.seed, log)
         eff.to_csv(out / "effort_rows.csv", index=False)
         effort_figure(eff, cfg, out / "effort_vs_empty.png")
-    rep = report(t2, eff, cfg, paper)
-    (out / "REPRODUCTION_sudoku.md").write_text(rep)
-    print(rep)
-    log("done")
+    log(f"done; `python -m analysis` adds the claims to outputs/REPRODUCTION.md (rows in {out})")
 
 
 if __name__ == "__main__":
