@@ -41,14 +41,13 @@ Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, B = max branching, M = ma
 import numpy as np
 from numba import njit
 
-from nmcs.search.clock import now
+from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
 from nmcs.search.rng import below
 
 MAX_LEVEL = 6
 NO_SCORE = -(2**62)
 NO_TARGET = 2**62
 PLAYOUTS, PLAYOUT_MOVES = 0, 1
-TRACE_SECONDS, TRACE_PLAYOUTS, TRACE_SCORE = 0, 1, 2
 
 
 def build_nested(game):
@@ -65,12 +64,6 @@ def build_nested(game):
         @njit
         def target_score(state):
             return NO_TARGET
-
-    @njit(inline="always")
-    def copy_into(dst, src):
-        # An explicit loop: numba's slice assignment costs more than a short state copy.
-        for j in range(src.shape[0]):
-            dst[j] = src[j]
 
     @njit
     def new_workspace(state0):
@@ -241,10 +234,7 @@ def build_nested(game):
         (length of the best sequence, number of trace rows). A search that has started always
         finishes, so the budget can be overshot by one nested search."""
         stats = ws[5]
-        t0 = now()
-        last_check = t0
-        stride = 1
-        since_check = 0
+        clock = start_clock()
         best = NO_SCORE
         best_len = 0
         n_trace = 0
@@ -257,26 +247,13 @@ def build_nested(game):
                 best = s
                 best_len = length
                 seq[:length] = scratch_seq[:length]
-                row = min(n_trace, trace.shape[0] - 1)  # a full trace keeps its latest best
-                trace[row, TRACE_SECONDS] = now() - t0
-                trace[row, TRACE_PLAYOUTS] = stats[PLAYOUTS]
-                trace[row, TRACE_SCORE] = s
-                n_trace = row + 1
+                n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
             if best >= target:
                 break
             if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
                 break
-            if max_seconds > 0:
-                since_check += 1
-                if since_check >= stride:
-                    since_check = 0
-                    t = now()
-                    if t - t0 >= max_seconds:
-                        break
-                    # Read the clock about every 0.1 ms, whatever one search costs.
-                    if t - last_check < 1e-4:
-                        stride *= 2
-                    last_check = t
+            if max_seconds > 0 and time_is_up(clock, max_seconds):
+                break
         return best_len, n_trace
 
     return new_workspace, nested, iterative

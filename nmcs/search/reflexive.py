@@ -62,6 +62,7 @@ Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, M = max moves + 1, B = ma
 import numpy as np
 from numba import njit
 
+from nmcs.search.anytime import copy_into
 from nmcs.search.nested import MAX_LEVEL, NO_SCORE, PLAYOUT_MOVES, PLAYOUTS
 
 # Rows of the frames array.
@@ -77,12 +78,6 @@ def build_reflexive(game):
     playout = game.playout
     max_moves = game.max_moves
     max_branching = game.max_branching
-
-    @njit(inline="always")
-    def copy_into(dst, src):
-        # An explicit loop: numba's slice assignment costs more than a short state copy.
-        for j in range(src.shape[0]):
-            dst[j] = src[j]
 
     @njit
     def new_workspace(state0, stats):

@@ -57,15 +57,8 @@ Workspace (a tuple; N nodes, E edges, S state size, B max branching, M max moves
 import numpy as np
 from numba import njit
 
-from nmcs.search.clock import now
-from nmcs.search.nested import (
-    NO_SCORE,
-    PLAYOUT_MOVES,
-    PLAYOUTS,
-    TRACE_PLAYOUTS,
-    TRACE_SCORE,
-    TRACE_SECONDS,
-)
+from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
+from nmcs.search.nested import NO_SCORE, PLAYOUT_MOVES, PLAYOUTS
 from nmcs.search.rng import below
 
 UNEXPANDED = -1
@@ -81,11 +74,6 @@ def build_uct(game):
     playout = game.playout
     max_moves = game.max_moves
     max_branching = game.max_branching
-
-    @njit(inline="always")
-    def copy_into(dst, src):
-        for j in range(src.shape[0]):
-            dst[j] = src[j]
 
     @njit
     def new_workspace(state0, n_nodes, n_edges, stats):
@@ -180,10 +168,7 @@ def build_uct(game):
         first[0] = UNEXPANDED
         n_nodes = 1
         n_edges_used = 0
-        t0 = now()
-        last_check = t0
-        stride = 1
-        since_check = 0
+        clock = start_clock()
         best = NO_SCORE
         best_len = 0
         n_trace = 0
@@ -247,24 +232,11 @@ def build_uct(game):
                 for j in range(k):
                     seq[depth + j] = cont[j]
                 best_len = depth + k
-                row = min(n_trace, trace.shape[0] - 1)  # a full trace keeps its latest best
-                trace[row, TRACE_SECONDS] = now() - t0
-                trace[row, TRACE_PLAYOUTS] = stats[PLAYOUTS]
-                trace[row, TRACE_SCORE] = s
-                n_trace = row + 1
+                n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
             if max_playouts > 0 and sims >= max_playouts:
                 break
-            if max_seconds > 0:
-                since_check += 1
-                if since_check >= stride:
-                    since_check = 0
-                    t = now()
-                    if t - t0 >= max_seconds:
-                        break
-                    # Read the clock about every 0.1 ms, whatever one simulation costs.
-                    if t - last_check < 1e-4:
-                        stride *= 2
-                    last_check = t
+            if max_seconds > 0 and time_is_up(clock, max_seconds):
+                break
         return best_len, n_trace
 
     return new_workspace, uct
