@@ -24,7 +24,9 @@ from nmcs.games import samegame as sg  # noqa: E402
 from nmcs.search.rng import new_rng  # noqa: E402
 
 
-@njit(cache=True)
+# Not cached: numba's disk cache does not notice a change in the game module, so a cached loop
+# would keep timing the playout kernel it was first compiled with.
+@njit
 def run_playouts(state0, rng, n, moves):
     """n playouts from state0; returns (total moves, total score)."""
     state = np.empty_like(state0)

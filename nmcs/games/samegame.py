@@ -40,16 +40,19 @@ leftmost column, lowest cell there). ``legal_moves`` lists them in increasing or
 Playouts: POLICY 0 picks uniformly among all groups. POLICY 1 is TabuColorRandom (Schadd et al.
 2008, as Cazenave states it): at the start of the playout the colour with the most cells is tabu
 (ties go to the lowest colour number); a tabu move is played only if no other move exists, or if
-it removes all the remaining cells of the tabu colour. A playout copies the board once into a
-padded scratch buffer (allocated once per playout, never per move) and picks each move by
-rejection sampling (see ``playout``), so it never lists all the groups. ``play`` and
-``legal_moves`` use a separate, allocation-free depth-first search that keeps its stack in the
-grid itself (pointer reversal); the conformance test checks each against the other by replaying
-playouts move by move.
+it removes all the remaining cells of the tabu colour. A playout copies the board once into
+bitboards (one uint64 per column and colour, H <= 64, in a scratch buffer allocated once per
+playout, never per move) and picks each move by rejection sampling (see ``playout``), so it
+never lists all the groups. ``play`` and ``legal_moves`` use a separate, allocation-free
+depth-first search that keeps its stack in the grid itself (pointer reversal); the conformance
+test checks each against the other by replaying playouts move by move.
 """
 
 import numpy as np
+from llvmlite import ir as llvm_ir
 from numba import njit
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
 
 from nmcs.search.rng import below
 
@@ -65,9 +68,6 @@ EMPTY = -1
 CLEAR_BONUS = 1000
 MAX_SIDE = 64
 MAX_COLORS = 20
-# Playouts: cell draws before listing the cells of groups, and the share of listed allowed
-# cells (1/SPARSE of the board) below which the next move lists them at once.
-TRIES, SPARSE = 24, 4
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,128 +323,162 @@ def play(state, move):
     _score_move(state, color, size)
 
 
-# Playout scratch: one int32 buffer per playout, three regions of (W + 2) * (H + 1) slots:
-#   [0, P)    the board, padded: cell (c, r) at (c + 1) * (H + 1) + r; the extra row and the two
-#             extra columns hold -1, so the four neighbours of a cell need no bounds test
-#   [P, 2P)   visit stamps of the flood fill (one stamp per try, so nothing is cleared)
-#   [2P, 3P)  the cells of the last group filled
-#   [3P, 4P)  the cells that have a neighbour of their colour: allowed colours from the
-#             front, the tabu colour from the back
-#   [4P, 5P)  size of the group of each cell filled during the current move (a rejected group
-#             is not filled again when drawn again)
+# Playout scratch: one uint64 buffer per playout (allocated once per playout, never per move),
+# a block of K + 1 words per column slot; slot s = c + 1 holds column c, and slots 0 and W + 1
+# are zero padding (as are the words of columns >= NCOLS), so the left and right neighbours of
+# a column need no bounds test:
+#   [s*B, s*B + K)   BITS: bit r of word x is set iff cell (c, r) has colour x (r = 0 at the
+#                    bottom, H <= 64)
+#   s*B + K          the group being filled: its cells in column c (zero outside a fill)
+# and after the (W + 2) * B words, two more rows of W + 2 words:
+#   ALLOWED[s]       cells of column c that have a neighbour of their colour, allowed colours
+#   TABUADJ[s]       the same for the tabu colour
+# where B = K + 1.
+
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64."""
+
+    def codegen(context, builder, sig, args):
+        return builder.ctpop(args[0])
+
+    return nbtypes.uint64(nbtypes.uint64), codegen
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Index of the lowest set bit of a non-zero uint64."""
+
+    def codegen(context, builder, sig, args):
+        return builder.cttz(args[0], llvm_ir.Constant(llvm_ir.IntType(1), 1))
+
+    return nbtypes.uint64(nbtypes.uint64), codegen
 
 
 @njit(cache=True, inline="always")
-def _flood(buf, cell, stamp, pitch, vis, cells):
-    """Fill the group of ``cell`` on the padded board; its cells go to buf[cells:], return n."""
-    x = buf[cell]
-    buf[vis + cell] = stamp
-    buf[cells] = cell
-    n = 1
-    t = 0
-    while t < n:
-        i = buf[cells + t]
-        t += 1
-        nb = i + 1
-        if buf[nb] == x and buf[vis + nb] != stamp:
-            buf[vis + nb] = stamp
-            buf[cells + n] = nb
-            n += 1
-        nb = i - 1
-        if buf[nb] == x and buf[vis + nb] != stamp:
-            buf[vis + nb] = stamp
-            buf[cells + n] = nb
-            n += 1
-        nb = i + pitch
-        if buf[nb] == x and buf[vis + nb] != stamp:
-            buf[vis + nb] = stamp
-            buf[cells + n] = nb
-            n += 1
-        nb = i - pitch
-        if buf[nb] == x and buf[vis + nb] != stamp:
-            buf[vis + nb] = stamp
-            buf[cells + n] = nb
-            n += 1
-    return n
+def _vfill(m, s):
+    """The runs of column mask ``m`` that hold a bit of ``s`` (s a subset of m)."""
+    while True:
+        t = (s | (s << _ONE) | (s >> _ONE)) & m
+        if t == s:
+            return s
+        s = t
 
 
 @njit(cache=True, inline="always")
-def _collapse_padded(state, buf, pitch, cmin, cmax):
-    """``_collapse`` on the padded board (removed cells hold -1)."""
-    emptied = False
-    for c in range(cmin, cmax + 1):
-        base = (c + 1) * pitch
-        top = state[HDR + c]
-        dst = base
-        for i in range(base, base + top):
-            v = buf[i]
-            if v >= 0:
-                buf[dst] = v
-                dst += 1
-        for i in range(dst, base + top):
-            buf[i] = EMPTY
-        state[HDR + c] = dst - base
-        if dst == base:
-            emptied = True
-    if emptied:
-        ncols = state[NCOLS]
-        dst = cmin
-        for c in range(cmin, ncols):
-            hc = state[HDR + c]
-            if hc == 0:
-                continue
-            if dst != c:
-                src = (c + 1) * pitch
-                to = (dst + 1) * pitch
-                for r in range(hc):
-                    buf[to + r] = buf[src + r]
-                    buf[src + r] = EMPTY
-                state[HDR + dst] = hc
-                state[HDR + c] = 0
-            dst += 1
-        state[NCOLS] = dst
+def _fill_group(buf, b, x, c0, seed, ncols):
+    """Fill the group of colour x holding the bits ``seed`` of column c0 into the group words
+    (buf[s*b + b - 1]); return (size, first column, last column). ``todo`` holds the columns
+    to check (bit c for column c, W <= 64): those next to a column whose part grew."""
+    gw = b - 1
+    g0 = _vfill(buf[(c0 + 1) * b + x], seed)
+    buf[(c0 + 1) * b + gw] = g0
+    n = np.int64(_popcount(g0))
+    lo = c0
+    hi = c0
+    todo = _ZERO
+    if c0 > 0:
+        todo |= _ONE << np.uint64(c0 - 1)
+    if c0 < ncols - 1:
+        todo |= _ONE << np.uint64(c0 + 1)
+    while todo != _ZERO:
+        c = np.int64(_ctz(todo))
+        todo &= todo - _ONE
+        i = (c + 1) * b
+        old = buf[i + gw]
+        m = buf[i + x]
+        grow = m & (buf[i - b + gw] | buf[i + b + gw]) & ~old
+        if grow != _ZERO:
+            new = _vfill(m, old | grow)
+            buf[i + gw] = new
+            n += np.int64(_popcount(new & ~old))
+            if c < lo:
+                lo = c
+            if c > hi:
+                hi = c
+            if c > 0:
+                todo |= _ONE << np.uint64(c - 1)
+            if c < ncols - 1:
+                todo |= _ONE << np.uint64(c + 1)
+    return n, lo, hi
 
 
 @njit(cache=True, inline="always")
-def _fill_sized(buf, cell, stamp, pitch, vis, cells, sizes):
-    """``_flood``, then the group's size written at each of its cells."""
-    n = _flood(buf, cell, stamp, pitch, vis, cells)
-    for t in range(n):
-        buf[sizes + buf[cells + t]] = n
-    return n
+def _clear_group(buf, b, lo, hi):
+    for c in range(lo, hi + 1):
+        buf[(c + 1) * b + b - 1] = _ZERO
+
+
+@njit(cache=True, inline="always")
+def _select(buf, row, j):
+    """Column and bit (as a one-bit mask) of the j-th set bit of the masks buf[row + 1 ...]."""
+    c = 0
+    while True:
+        m = buf[row + c + 1]
+        p = np.int64(_popcount(m))
+        if j < p:
+            break
+        j -= p
+        c += 1
+    for _ in range(j):
+        m &= m - _ONE
+    return c, m & ~(m - _ONE)
+
+
+@njit(cache=True, inline="always")
+def _adjacency(buf, b, k, tabu, c_from, c_to):
+    """Mark, in columns c_from..c_to, the cells that have a neighbour of their colour (ALLOWED
+    and TABUADJ); return how many marks each row gained."""
+    w2 = buf.shape[0] // (b + 2)
+    allowed = w2 * b
+    tabuadj = allowed + w2
+    df = 0
+    db = 0
+    for c in range(c_from, c_to + 1):
+        i = (c + 1) * b
+        al = _ZERO
+        for x in range(k):
+            m = buf[i + x]
+            al |= m & ((m << _ONE) | (m >> _ONE) | buf[i - b + x] | buf[i + b + x])
+        tb = _ZERO
+        if tabu >= 0:
+            m = buf[i + tabu]
+            tb = m & ((m << _ONE) | (m >> _ONE) | buf[i - b + tabu] | buf[i + b + tabu])
+            al ^= tb  # colours are disjoint: tb is a subset of al
+        df += np.int64(_popcount(al)) - np.int64(_popcount(buf[allowed + c + 1]))
+        db += np.int64(_popcount(tb)) - np.int64(_popcount(buf[tabuadj + c + 1]))
+        buf[allowed + c + 1] = al
+        buf[tabuadj + c + 1] = tb
+    return df, db
 
 
 @njit(cache=True)
 def playout(state, rng, moves, record):
-    # Moves are drawn by rejection sampling, which never labels the whole board: draw a cell
-    # uniformly from a set S holding every cell of the allowed groups, fill its group (n cells)
-    # and accept it with probability 1/n if the policy allows it. A group is accepted with
-    # probability n/|S| * 1/n = 1/|S| per try whatever its size, so the move is uniform over the
-    # allowed groups. Two stages, each uniform, so their mixture is uniform too:
-    # 1. S = all the cells (no preparation), at most `tries` times;
-    # 2. S = the cells that have a neighbour of their colour, listed by one pass over the board
-    #    (allowed colours at the front of buf[lists:], the tabu colour at the back); this pass
-    #    also decides when the game is over and when TabuColorRandom must allow tabu groups.
-    # Stage 2 tells how dense the allowed cells are, which sets `tries` for the next move:
-    # when stage 1 would mostly fail, it is skipped.
+    # Bitboards: each column is one uint64 per colour. Each move marks, for every column, the
+    # cells that have a neighbour of their colour (the cells of groups of 2 or more), split into
+    # allowed colours and the tabu colour, then draws the move by rejection sampling: draw a
+    # cell uniformly from the set S of the marked cells the policy allows, fill its group (n
+    # cells) and accept it with probability 2/n (every group has n >= 2 cells). A group is
+    # accepted with probability n/|S| * 2/n = 2/|S| per try whatever its size, so the move is
+    # uniform over the allowed groups. Removing a group shifts the bits above each removed cell
+    # down in every colour word of its column; an empty column is closed by moving the column
+    # blocks on its right.
     w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
     g = HDR + w + k
     cnt = HDR + w
-    pitch = h + 1
-    n_pad = (w + 2) * pitch
-    vis = n_pad
-    cells = 2 * n_pad
-    lists = 3 * n_pad
-    back = 4 * n_pad - 1
-    sizes = 4 * n_pad
-    buf = np.empty(5 * n_pad, np.int32)
-    for j in range(n_pad):
-        buf[j] = EMPTY
-        buf[vis + j] = 0
+    b = k + 1
+    allowed = (w + 2) * b
+    tabuadj = allowed + w + 2
+    buf = np.zeros(allowed + 2 * (w + 2), np.uint64)
     ncols0 = state[NCOLS]
     for c in range(ncols0):
         for r in range(state[HDR + c]):
-            buf[(c + 1) * pitch + r] = state[g + c * h + r]
+            i = (c + 1) * b + state[g + c * h + r]
+            buf[i] |= _ONE << np.uint64(r)
     tabu = -1
     if state[POLICY] == POLICY_TABU:
         most = 0
@@ -452,107 +486,93 @@ def playout(state, rng, moves, record):
             if state[cnt + x] > most:
                 most = state[cnt + x]
                 tabu = x
-    stamp = 0
     played = 0
-    tries = TRIES
+    nf, nb = _adjacency(buf, b, k, tabu, 0, ncols0 - 1)
     while state[CELLS] > 0:
-        found = False
-        n = 0
-        # One stamp per move: groups are disjoint, so fills of different groups never meet,
-        # and a cell stamped this move has its group's size in buf[sizes + cell].
-        stamp += 1
-        cached = False  # the accepted group's cells are not in buf[cells:] yet
-        tabu_split = False  # a tabu group smaller than all the tabu cells was met this move
-        for _ in range(tries):
-            j = below(rng, state[CELLS])
-            c = 0
-            while j >= state[HDR + c]:
-                j -= state[HDR + c]
-                c += 1
-            cell = (c + 1) * pitch + j
-            x = buf[cell]
-            # Most tries hit a single cell or a group the policy refuses: reject them before
-            # filling anything.
-            if (
-                x != buf[cell + 1]
-                and x != buf[cell - 1]
-                and x != buf[cell + pitch]
-                and (x != buf[cell - pitch])
-            ):
-                continue
-            if x == tabu and tabu_split:
-                continue
-            cached = buf[vis + cell] == stamp
-            if cached:
-                n = buf[sizes + cell]
-            else:
-                n = _fill_sized(buf, cell, stamp, pitch, vis, cells, sizes)
-            if x == tabu and n != state[cnt + tabu]:
-                tabu_split = True
-                continue
-            if below(rng, n) == 0:
-                found = True
+        ncols = state[NCOLS]
+        # Tabu cells join the draw if they form one group (all of them have a neighbour of
+        # their colour, and one fill reaches them all), or if no other colour has a group.
+        tabu_ok = False
+        if nb >= 2 and nb == state[cnt + tabu]:
+            c, bit = _select(buf, tabuadj, 0)
+            n, lo, hi = _fill_group(buf, b, tabu, c, bit, ncols)
+            _clear_group(buf, b, lo, hi)
+            tabu_ok = n == nb
+        if nf == 0 and not tabu_ok:
+            if nb == 0:
                 break
-        if not found:
-            nf = 0
-            nb = 0
-            for c in range(state[NCOLS]):
-                base = (c + 1) * pitch
-                for i in range(base, base + state[HDR + c]):
-                    x = buf[i]
-                    if (
-                        x == buf[i + 1]
-                        or x == buf[i - 1]
-                        or x == buf[i + pitch]
-                        or (x == buf[i - pitch])
-                    ):
-                        if x == tabu:
-                            buf[back - nb] = i
-                            nb += 1
-                        else:
-                            buf[lists + nf] = i
-                            nf += 1
-            # Tabu cells join the draw if they form one group (all of them have a neighbour of
-            # their colour, and one fill reaches them all), or if no other colour has a group.
-            tabu_ok = nb >= 2 and nb == state[cnt + tabu]
-            if tabu_ok:
-                i = buf[back]
-                if buf[vis + i] != stamp:
-                    _fill_sized(buf, i, stamp, pitch, vis, cells, sizes)
-                tabu_ok = buf[sizes + i] == nb
-            if nf == 0 and not tabu_ok:
-                if nb == 0:
-                    break
-                tabu_ok = True
-            total = nf + nb if tabu_ok else nf
-            while True:
-                j = below(rng, total)
-                cell = buf[lists + j] if j < nf else buf[back - (j - nf)]
-                cached = buf[vis + cell] == stamp
-                if cached:
-                    n = buf[sizes + cell]
-                else:
-                    n = _fill_sized(buf, cell, stamp, pitch, vis, cells, sizes)
-                if below(rng, n) == 0:
-                    break
-            tries = TRIES if nf * SPARSE >= state[CELLS] else 0
-        if cached:
-            stamp += 1
-            _flood(buf, cell, stamp, pitch, vis, cells)
-        lo = buf[cells]
-        hi = lo
-        color = buf[lo]
-        for t in range(n):
-            i = buf[cells + t]
-            buf[i] = EMPTY
-            lo = min(lo, i)
-            hi = max(hi, i)
+            tabu_ok = True
+        total = nf + nb if tabu_ok else nf
+        while True:
+            j = below(rng, total)
+            if j < nf:
+                c, bit = _select(buf, allowed, j)
+            else:
+                c, bit = _select(buf, tabuadj, j - nf)
+            i = (c + 1) * b
+            x = 0
+            while buf[i + x] & bit == _ZERO:
+                x += 1
+            n, lo, hi = _fill_group(buf, b, x, c, bit, ncols)
+            if below(rng, n) < 2:
+                break
+            _clear_group(buf, b, lo, hi)
         if record:
-            moves[played] = (lo // pitch - 1) * h + lo % pitch
+            moves[played] = lo * h + np.int64(_ctz(buf[(lo + 1) * b + b - 1]))
         played += 1
-        _collapse_padded(state, buf, pitch, lo // pitch - 1, hi // pitch - 1)
-        _score_move(state, color, n)
+        # Remove the group: in each of its columns, take out its runs of cells from the lowest
+        # up, shifting every colour word down by the run's length above each run.
+        emptied = False
+        for c in range(lo, hi + 1):
+            i = (c + 1) * b
+            gm = buf[i + b - 1]
+            buf[i + b - 1] = _ZERO
+            state[HDR + c] -= np.int64(_popcount(gm))
+            if state[HDR + c] == 0:
+                emptied = True
+                for y in range(k):
+                    buf[i + y] = _ZERO
+                continue
+            while gm != _ZERO:
+                # The lowest run of the group in this column: bits p .. p + run - 1.
+                lowbit = gm & ~(gm - _ONE)
+                seg = ((gm + lowbit) ^ gm) & gm
+                run = _popcount(seg)
+                low = lowbit - _ONE
+                for y in range(k):
+                    m = buf[i + y]
+                    buf[i + y] = (m & low) | ((m >> run) & ~low)
+                gm = (gm & ~seg) >> run
+        if emptied:
+            dst = lo
+            for c in range(lo, ncols):
+                hc = state[HDR + c]
+                if hc == 0:
+                    continue
+                if dst != c:
+                    for y in range(k):
+                        buf[(dst + 1) * b + y] = buf[(c + 1) * b + y]
+                    state[HDR + dst] = hc
+                    state[HDR + c] = 0
+                dst += 1
+            for c in range(dst, ncols):
+                for y in range(k):
+                    buf[(c + 1) * b + y] = _ZERO
+            state[NCOLS] = dst
+        # Only the columns of the group, their neighbours and (after a closed column) the
+        # columns that moved can have changed their marks.
+        c_to = ncols - 1 if emptied or hi == ncols - 1 else hi + 1
+        df, db = _adjacency(buf, b, k, tabu, lo - 1 if lo > 0 else 0, c_to)
+        nf += df
+        nb += db
+        _score_move(state, x, n)
     for c in range(ncols0):
         for r in range(h):
-            state[g + c * h + r] = buf[(c + 1) * pitch + r]
+            state[g + c * h + r] = EMPTY
+    for c in range(state[NCOLS]):
+        for x in range(k):
+            m = buf[(c + 1) * b + x]
+            while m != _ZERO:
+                state[g + c * h + np.int64(_ctz(m))] = x
+                m &= m - _ONE
     return played
