@@ -3,7 +3,7 @@ improvement trace and a cheap seconds budget, plus the state copy every search u
 
 The budget clock is a float64[4] array ``[start, last_check, stride, since_check]``: the clock
 is read every ``stride`` calls, and ``stride`` doubles while calls are shorter than 0.1 ms, so a
-search reads it about every 0.1 ms whatever one step costs (one read costs about 0.7 us).
+search reads it about every 0.1 ms whatever one step costs.
 """
 
 import numpy as np

@@ -161,7 +161,9 @@ def build_engine(game):
             uws = new_uct_workspace(state0, n_nodes, n_edges, ws[5])
             scratch_state = np.empty_like(state0)
             scratch_seq = np.empty(out_moves.shape[1], np.int32)
-            for i in range(w, n, workers):
+            # Contiguous blocks: neighbouring output rows written by different threads would
+            # share cache lines.
+            for i in range(w * n // workers, (w + 1) * n // workers):
                 run_one(
                     state0,
                     seeds[i],
