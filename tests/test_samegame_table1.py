@@ -10,16 +10,23 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def run(*args):
-    proc = subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=900)
+    proc = subprocess.run(
+        [sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=900
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc
 
 
 def test_quick_table1(tmp_path):
     for experiment in ("samegame_table1", "samegame_table1_level3"):
-        run("run.py", "-m", f"experiment={experiment}", "scale=quick", "progress=false",
-            f"hydra.sweep.dir={tmp_path / 'quick' / experiment}")
+        run(
+            "run.py",
+            "-m",
+            f"experiment={experiment}",
+            "scale=quick",
+            "progress=false",
+            f"hydra.sweep.dir={tmp_path / 'quick' / experiment}",
+        )
     results = pd.concat(pd.read_parquet(p) for p in tmp_path.glob("quick/*/*/results.parquet"))
     assert set(results["instance"]) == {"0", "1", "2"}
     assert (results["game"] == "samegame").all() and (results["score"] > 0).all()

@@ -112,8 +112,11 @@ def algo_options(algo_cfg):
     if algo_cfg.name == "reflexive":
         return {"games": tuple(int(g) for g in algo_cfg.games)}
     if algo_cfg.name == "uct":
-        return {"uct_c": float(algo_cfg.c), "uct_nodes": int(algo_cfg.nodes),
-                "uct_edges": int(algo_cfg.edges)}
+        return {
+            "uct_c": float(algo_cfg.c),
+            "uct_nodes": int(algo_cfg.nodes),
+            "uct_edges": int(algo_cfg.edges),
+        }
     return {}
 
 
