@@ -32,7 +32,7 @@ import yaml
 
 from nmcs.games import sudoku as S
 from nmcs.games import sudoku_io as IO
-from nmcs.games.sudoku_solve import solve
+from nmcs.harness.sudoku_solve import solve
 
 PAPER = Path(__file__).resolve().parent / "paper_values" / "sudoku.yaml"
 METHODS = {  # key: (method, level, memorize, label)

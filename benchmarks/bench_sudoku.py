@@ -19,7 +19,7 @@ import numba
 
 from nmcs.games import sudoku as S
 from nmcs.games import sudoku_io as IO
-from nmcs.games.sudoku_solve import solve
+from nmcs.harness.sudoku_solve import solve
 
 METHODS = {
     "l1m": ("nested", 1, True, "NMCS level 1, memorization", 1.34),

@@ -7,7 +7,7 @@ import pytest
 from nmcs.games import sudoku as S
 from nmcs.games import sudoku_io as IO
 from nmcs.games.sudoku_fc import solve_fc
-from nmcs.games.sudoku_solve import solve
+from nmcs.harness.sudoku_solve import solve
 from nmcs.search.rng import new_rng
 
 # A classic 9x9 puzzle (Project Euler 96, grid 01) in the one-line format, and its solution.
