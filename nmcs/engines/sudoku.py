@@ -9,27 +9,5 @@ _run_chunk = build_engine(game)
 
 
 @njit(cache=True)
-def run_chunk(
-    state0,
-    seeds,
-    iparams,
-    fparams,
-    out_int,
-    out_seconds,
-    out_moves,
-    out_trace,
-    out_ntrace,
-    n_workers,
-):
-    _run_chunk(
-        state0,
-        seeds,
-        iparams,
-        fparams,
-        out_int,
-        out_seconds,
-        out_moves,
-        out_trace,
-        out_ntrace,
-        n_workers,
-    )
+def run_chunk(state0, seeds, params, outputs, n_workers):
+    _run_chunk(state0, seeds, params, outputs, n_workers)

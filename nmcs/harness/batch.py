@@ -107,18 +107,8 @@ def search_batch(
     trace_len = E.TRACE_LEN if algo in ("iterative", "uct") else 1
     out_trace = np.zeros((n, trace_len, 3), np.float64)
     out_ntrace = np.zeros(n, np.int64)
-    engine.run_chunk(
-        state0,
-        seeds,
-        iparams,
-        fparams,
-        out_int,
-        out_seconds,
-        out_moves,
-        out_trace,
-        out_ntrace,
-        int(workers),
-    )
+    outputs = (out_int, out_seconds, out_moves, out_trace, out_ntrace)
+    engine.run_chunk(state0, seeds, (iparams, fparams), outputs, int(workers))
     lengths = out_int[:, E.OUT_LENGTH]
     return BatchResult(
         seed=seeds,

@@ -8,8 +8,9 @@ A game's compiled entry point lives in ``nmcs/engines/<game>.py``: a module-leve
 ``@njit(cache=True)`` function that calls ``run_chunk``. Numba caches it on disk, whereas a
 factory-built function used directly as the entry point would recompile in every process.
 
-Parameters are passed as small arrays so that adding an algorithm adds a code and a few slots,
-not a new signature::
+``run_chunk(state0, seeds, (iparams, fparams), (out_int, out_seconds, out_moves, out_trace,
+out_ntrace), n_workers)`` takes its parameters as small arrays, so that adding an algorithm adds
+a code and a few slots, not a new signature::
 
     iparams int64:  [ALGO, LEVEL, MEMORIZE, MAX_PLAYOUTS, GAMES_1 .. GAMES_6, UCT_NODES,
                      UCT_EDGES]
@@ -137,18 +138,9 @@ def build_engine(game):
         out_int[i, OUT_PLAYOUT_MOVES] = stats[PLAYOUT_MOVES]
 
     @njit(parallel=True)
-    def run_chunk(
-        state0,
-        seeds,
-        iparams,
-        fparams,
-        out_int,
-        out_seconds,
-        out_moves,
-        out_trace,
-        out_ntrace,
-        n_workers,
-    ):
+    def run_chunk(state0, seeds, params, outputs, n_workers):
+        iparams, fparams = params
+        out_int, out_seconds, out_moves, out_trace, out_ntrace = outputs
         n = seeds.shape[0]
         workers = max(1, min(n_workers, n))
         # Only a UCT run gets a tree of the requested size; the others get a token one.
