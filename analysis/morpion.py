@@ -76,6 +76,23 @@ def single_range(values):
 # ---------------------------------------------------------------- Figs 8 and 9: distributions
 
 
+def score_stats(group):
+    """Our searches of one table row: n, mean with its 95% CI, the central 95% range of single
+    searches, best, mean seconds."""
+    s = group["score"].to_numpy()
+    mean, half = mean_ci(s)
+    low, high = single_range(s)
+    return dict(
+        n=len(s),
+        mean=mean,
+        ci95=half,
+        single_low=low,
+        single_high=high,
+        best=int(s.max()),
+        mean_seconds=float(group["seconds"].mean()),
+    )
+
+
 def load_distributions(ctx):
     parts = []
     for experiment in DISTRIBUTIONS:
@@ -366,18 +383,7 @@ def games_table(ctx, key, experiment, algo, policy):
         group = df[df["budget_playouts"] == games] if not df.empty else df
         row = {"games": games, "paper_length": length, "paper_seconds": seconds}
         if len(group):
-            s = group["score"].to_numpy()
-            mean, half = mean_ci(s)
-            low, high = single_range(s)
-            row.update(
-                n=len(s),
-                mean=mean,
-                ci95=half,
-                single_low=low,
-                single_high=high,
-                best=int(s.max()),
-                mean_seconds=float(group["seconds"].mean()),
-            )
+            row.update(score_stats(group))
         rows.append(row)
     return pd.DataFrame(rows), df
 
@@ -523,19 +529,7 @@ def analyze_reflexive(ctx, experiment="morpion_reflexive_table4_5"):
                 "paper_seconds": times["seconds"][games][j],
             }
             if len(group):
-                s = group["score"].to_numpy()
-                mean, half = mean_ci(s)
-                low, high = single_range(s)
-                row.update(
-                    n=len(s),
-                    mean=mean,
-                    ci95=half,
-                    single_low=low,
-                    single_high=high,
-                    best=int(s.max()),
-                    mean_playouts=float(group["playouts"].mean()),
-                    mean_seconds=float(group["seconds"].mean()),
-                )
+                row.update(score_stats(group), mean_playouts=float(group["playouts"].mean()))
             rows.append(row)
     table = pd.DataFrame(rows)
     claims = []

@@ -2,17 +2,15 @@
 analysis command and the notebook."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import REPO, run_python, run_quick_experiments
 
-REPO = Path(__file__).resolve().parents[1]
 REQUIRED_COLUMNS = {
     "game",
     "depth",
@@ -29,18 +27,8 @@ REQUIRED_COLUMNS = {
 }
 
 
-def run(*args, cwd=REPO, check=True, env=None):
-    proc = subprocess.run(
-        [sys.executable, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=600,
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{args} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return proc
+def run(*args, check=True, env=None):
+    return run_python(*args, check=check, env=env)
 
 
 @pytest.mark.parametrize(
@@ -163,18 +151,7 @@ EXPERIMENTS = (
 
 @pytest.fixture(scope="module")
 def quick_outputs(tmp_path_factory):
-    outputs = tmp_path_factory.mktemp("outputs")
-    for experiment in EXPERIMENTS:
-        run(
-            "run.py",
-            "-m",
-            f"experiment={experiment}",
-            "scale=quick",
-            "progress=false",
-            f"hydra.sweep.dir={outputs / 'quick' / experiment}",
-        )
-    run("-m", "analysis", "--outputs", str(outputs))
-    return outputs
+    return run_quick_experiments(tmp_path_factory.mktemp("outputs"), EXPERIMENTS)
 
 
 def test_quick_experiments_gather_their_cells(quick_outputs):

@@ -2,17 +2,13 @@
 into a temporary outputs folder, then `python -m analysis`; figures, tables and claims must exist
 and be consistent with the results they came from."""
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import run_quick_experiments
 
-REPO = Path(__file__).resolve().parents[1]
 EXPERIMENTS = (
     "morpion_fig8_fig9_level0",
     "morpion_fig8_fig9",
@@ -25,34 +21,9 @@ EXPERIMENTS = (
 )
 
 
-def run(*args):
-    proc = subprocess.run(
-        [sys.executable, *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=600,
-    )
-    if proc.returncode != 0:
-        raise AssertionError(f"{args} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return proc
-
-
 @pytest.fixture(scope="module")
 def outputs(tmp_path_factory):
-    out = tmp_path_factory.mktemp("outputs")
-    for experiment in EXPERIMENTS:
-        run(
-            "run.py",
-            "-m",
-            f"experiment={experiment}",
-            "scale=quick",
-            "progress=false",
-            f"hydra.sweep.dir={out / 'quick' / experiment}",
-        )
-    run("-m", "analysis", "--outputs", str(out))
-    return out
+    return run_quick_experiments(tmp_path_factory.mktemp("outputs"), EXPERIMENTS)
 
 
 def results(outputs, experiment):

@@ -1,20 +1,7 @@
 """The quick SameGame Table 1 through run.py and the analysis command."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pandas as pd
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def run(*args):
-    proc = subprocess.run(
-        [sys.executable, *args], cwd=REPO, capture_output=True, text=True, timeout=900
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return proc
+from helpers import run_python as run
 
 
 def test_quick_table1(tmp_path):

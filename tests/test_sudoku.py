@@ -1,8 +1,6 @@
 """Sudoku as a CSP: propagation, variable order, dead ends, problem files, and the solvers (every
 solution checked by the independent ``check_solution``)."""
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -298,33 +296,13 @@ def test_table2_and_effort_pipeline_on_a_tiny_scale(tmp_path):
 
 def test_quick_table2_script_and_report(tmp_path):
     """The quick Table 2 as a user runs it, then its claims in the reproduction report."""
-    import subprocess
-    import sys
+    from helpers import run_python
 
-    repo = Path(__file__).resolve().parents[1]
     out = tmp_path / "quick" / "sudoku_table2"
-    cmd = [
-        sys.executable,
-        "-m",
-        "analysis.sudoku_table2",
-        "--scale",
-        "quick",
-        "--no-figure",
-        "--out",
-        str(out),
-    ]
-    proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_python("-m", "analysis.sudoku_table2", "--scale", "quick", "--no-figure", "--out", str(out))
     rows = pd.read_csv(out / "table2_rows.csv")
     assert set(rows["method"]) == {"fc", "sampling", "l1m", "l2m", "l1", "l2"}
     assert rows[rows["method"] != "fc"]["solved"].all()
-    proc = subprocess.run(
-        [sys.executable, "-m", "analysis", "--outputs", str(tmp_path)],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    run_python("-m", "analysis", "--outputs", str(tmp_path))
     report = (tmp_path / "REPRODUCTION.md").read_text()
     assert "NMCS level 1 needs less effort than iterative sampling" in report
