@@ -21,5 +21,13 @@ def main(cfg):
 
 
 if __name__ == "__main__":
-    preflight(sys.argv[1:])
-    main()
+    try:
+        preflight(sys.argv[1:])
+        main()
+    except KeyboardInterrupt:
+        # Outside a cell's search loop (compiling, composing): nothing of a cell was lost.
+        print(
+            "run.py: interrupted; saved chunks are kept, run the same command to resume",
+            file=sys.stderr,
+        )
+        sys.exit(130)

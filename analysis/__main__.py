@@ -1,6 +1,7 @@
 """Rebuild every figure, table and outputs/REPRODUCTION.md from the results in outputs/."""
 
 import argparse
+import shutil
 import sys
 from pathlib import Path
 
@@ -34,11 +35,18 @@ def main(argv=None):
         if not (args.outputs / scale).is_dir():
             continue
         ctx = Context(args.outputs, scale)
+        # The analysis owns these folders: rebuild them whole, so that no figure or table of
+        # an earlier run survives the results it was drawn from.
+        for folder in (ctx.figures, ctx.tables):
+            shutil.rmtree(folder, ignore_errors=True)
         claims[scale] = [c for module in MODULES for c in module.analyze(ctx)]
+        made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
         print(
-            f"analysis: {scale}: {len(claims[scale])} claims checked; figures in "
-            f"{ctx.figures}, tables in {ctx.tables}"
+            f"analysis: {scale}: {len(claims[scale])} claims checked"
+            + (f"; wrote {' and '.join(made)}" if made else "; no figure or table to draw")
         )
+        for note in ctx.skipped:
+            print(f"analysis: {scale}: skipped {note}")
     report = write_report(args.outputs, claims)
     print(f"analysis: wrote {report}")
     return 0

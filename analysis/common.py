@@ -1,6 +1,6 @@
 """Shared pieces of the analysis: loading results, saving figures and tables, intervals, claims."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import matplotlib
@@ -8,10 +8,10 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 import yaml  # noqa: E402  (PyYAML comes with Hydra)
 from scipy import stats  # noqa: E402
 
+from nmcs.harness.results import experiment_results  # noqa: E402
 from nmcs.harness.summary import markdown_table  # noqa: E402
 
 PAPER_VALUES_DIR = Path(__file__).resolve().parent / "paper_values"
@@ -35,6 +35,10 @@ class Context:
 
     outputs: Path
     scale: str
+    skipped: list[str] = field(default_factory=list)  # what was not analysed, and why
+
+    def skip(self, what: str, why: str) -> None:
+        self.skipped.append(f"{what}: {why}")
 
     @property
     def figures(self):
@@ -45,12 +49,12 @@ class Context:
         return self.outputs / "tables" / self.scale
 
     def results(self, experiment):
-        """All searches of an experiment at this scale (empty if it was not run)."""
+        """All searches of an experiment at this scale, each once (empty if it was not run)."""
         folder = self.outputs / self.scale / experiment
-        paths = sorted(folder.glob("*/results.parquet"))
-        if not paths:
-            return pd.DataFrame()
-        return pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+        df = experiment_results(folder)
+        if df.empty and folder.is_dir():
+            self.skip(experiment, "no finished cell yet (rerun its command to finish it)")
+        return df
 
 
 def paper_values(name):
@@ -94,6 +98,51 @@ def welch_diff(a, b, confidence=0.95):
     return diff, diff - half, diff + half
 
 
+AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN = "agrees", "differs", "not enough data", "not run"
+# A distribution-free 95% prediction interval of one run needs at least this many runs.
+MIN_PREDICTION_RUNS = 39
+
+
 def verdict_interval(low, high, target_low, target_high):
-    """'agrees' when [low, high] meets the paper's value range [target_low, target_high]."""
-    return "agrees" if low <= target_high and high >= target_low else "differs"
+    """Our 95% interval [low, high] of a quantity against the paper's range [target_low,
+    target_high] (its value widened by its rounding, or by the claim's stated tolerance).
+
+    'not enough data' when ours is wider than the paper's range: no outcome could then tell
+    agreement from a difference of the size the claim allows. Otherwise 'agrees' when the two
+    meet and 'differs' when they do not."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return NOT_ENOUGH
+    if high - low > (target_high - target_low) * (1 + 1e-9):
+        return NOT_ENOUGH
+    return AGREES if low <= target_high and high >= target_low else DIFFERS
+
+
+def verdict_sign(low, high):
+    """A claim that a quantity is positive ('A beats B', read as A - B > 0), from our 95%
+    interval of it: 'agrees' above 0, 'differs' below 0, 'not enough data' when it holds 0."""
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return NOT_ENOUGH
+    if low > 0:
+        return AGREES
+    return DIFFERS if high < 0 else NOT_ENOUGH
+
+
+def prediction_interval(values, coverage=0.95):
+    """Distribution-free interval that holds ONE new run with probability >= ``coverage``:
+    the k-th smallest and k-th largest of n runs cover a new run with probability
+    (n + 1 - 2k) / (n + 1). (NaN, NaN) when n is too small for any k >= 1 (n < 39 at 95%)."""
+    v = np.sort(np.asarray(values, float))
+    k = int(np.floor((1 - coverage) * (v.size + 1) / 2 + 1e-9))
+    if k < 1:
+        return float("nan"), float("nan")
+    return float(v[k - 1]), float(v[v.size - k])
+
+
+def verdict_single_run(values, paper_value):
+    """The paper reports ONE run: could one run of ours have given its value? 'agrees' when
+    it lies in our 95% prediction interval of a single run, 'differs' when not, 'not enough
+    data' below MIN_PREDICTION_RUNS runs."""
+    low, high = prediction_interval(values)
+    if not np.isfinite(low):
+        return NOT_ENOUGH
+    return AGREES if low <= paper_value <= high else DIFFERS

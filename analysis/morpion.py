@@ -7,10 +7,13 @@ Methods:
   interval is a multinomial (parametric) bootstrap: 2,000 resamples of the observed counts with
   a fixed seed, the 2.5 and 97.5 percentiles of the resampled modes. The paper's peak (read off
   its figure, an integer) agrees when it lies inside that interval.
+  The paper's peak is read off a figure and comes from its own finite sample: it agrees within
+  one move (target [peak - 1, peak + 1]); an interval of ours wider than that is 'not enough
+  data'.
 - A table row of the Reflexive paper is ONE search; we run several seeds per row. We give the
-  mean best length with its Student-t 95% CI, and the central 95% range of our single searches
-  (2.5 and 97.5 percentiles, which is min-max below 40 seeds). The verdict asks whether the
-  paper's single value lies in that range, i.e. whether one run of ours could have given it.
+  mean best length with its Student-t 95% CI, and a distribution-free 95% prediction interval
+  of one search (order statistics; it needs at least 39 seeds). The verdict asks whether the
+  paper's single value lies in that interval, i.e. whether one run of ours could have given it.
 - Real time (Fig 10): each search's best score on a grid of 0.01 s doubling (and of playouts
   doubling); level comparisons average each search's scores over the grid points where every
   search of both levels has finished one nested search, then a Welch interval.
@@ -23,7 +26,20 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.common import Claim, paper_values, save_figure, save_table, welch_diff
+from analysis.common import (
+    AGREES,
+    DIFFERS,
+    NOT_ENOUGH,
+    Claim,
+    paper_values,
+    prediction_interval,
+    save_figure,
+    save_table,
+    verdict_interval,
+    verdict_sign,
+    verdict_single_run,
+    welch_diff,
+)
 from analysis.leftmove import anytime_curves
 
 NMCS = "NMCS 5.1 (Morpion Solitaire 5D, Figs 8-10)"
@@ -66,22 +82,27 @@ def mode_interval(scores, seed=0):
     return mode, int(np.floor(low)), int(np.ceil(high))
 
 
-def single_range(values):
-    """Central 95% range of single searches (2.5 and 97.5 percentiles, inclusive)."""
-    v = np.asarray(values, float)
-    low, high = np.percentile(v, [2.5, 97.5], method="inverted_cdf")
-    return float(low), float(high)
+def single_run_text(r):
+    """Our searches of one table row, as the report shows them."""
+    if np.isfinite(r.single_low):
+        one = f"one run: 95% prediction interval [{r.single_low:g}, {r.single_high:g}]"
+    else:
+        one = "one run: fewer than 39 runs, no prediction interval"
+    return (
+        f"mean {r.mean:.2f} [{r.mean - r.ci95:.2f}, {r.mean + r.ci95:.2f}], {one}, "
+        f"best {r.best:g}, n={int(r.n)}"
+    )
 
 
 # ---------------------------------------------------------------- Figs 8 and 9: distributions
 
 
 def score_stats(group):
-    """Our searches of one table row: n, mean with its 95% CI, the central 95% range of single
-    searches, best, mean seconds."""
+    """Our searches of one table row: n, mean with its 95% CI, the 95% prediction interval of
+    one search (NaN below 39 searches), best, mean seconds."""
     s = group["score"].to_numpy()
     mean, half = mean_ci(s)
-    low, high = single_range(s)
+    low, high = prediction_interval(s)
     return dict(
         n=len(s),
         mean=mean,
@@ -192,7 +213,7 @@ def analyze_distributions(ctx):
                     str(value),
                     f"{r['peak']} [{r['peak_low']}, {r['peak_high']}] (mode, bootstrap), "
                     f"mean {r['mean']:.2f}, n={r['n']}",
-                    "agrees" if r["peak_low"] <= value <= r["peak_high"] else "differs",
+                    verdict_interval(r["peak_low"], r["peak_high"], value - 1, value + 1),
                     cmd,
                 )
             )
@@ -215,7 +236,7 @@ def analyze_distributions(ctx):
                 claim,
                 "higher peak",
                 f"mean {diff:+.2f} [{low:+.2f}, {high:+.2f}] moves",
-                "agrees" if low > 0 else "differs",
+                verdict_sign(low, high),
                 cmd,
             )
         )
@@ -242,7 +263,7 @@ def analyze_distributions(ctx):
                 "factor 2)",
                 f"x{ratio}",
                 f"x{hi.mean() / lo.mean():.0f} [{low:.0f}, {high:.0f}] (bootstrap)",
-                "agrees" if low <= 2 * ratio and high >= ratio / 2 else "differs",
+                verdict_interval(low, high, ratio / 2, 2 * ratio),
                 cmd,
             )
         )
@@ -306,7 +327,8 @@ def analyze_realtime(ctx, experiment="morpion_fig10"):
         save_figure(fig, ctx.figures, f"{experiment}_{axis}")
     # "The increase in score is almost linear with the logarithm of the time": R^2 of a line
     # through each level's mean score against log2(seconds); we read "almost linear" as
-    # R^2 >= 0.9 for every level with at least 4 time points.
+    # R^2 >= 0.9 for every level with at least 4 time points. Means of fewer than 10 searches
+    # per point, or fewer than 6 points, are too noisy to judge a shape: 'not enough data'.
     seconds_table = pd.read_csv(ctx.tables / f"{experiment}_seconds.csv")
     fits = []
     for level, line in seconds_table.groupby("level"):
@@ -326,7 +348,9 @@ def analyze_realtime(ctx, experiment="morpion_fig10"):
                     f"level {lv}: {slope:+.2f} moves per doubling, R^2 {r2:.2f} ({n} points)"
                     for lv, slope, r2, n in fits
                 ),
-                "agrees" if min(f[2] for f in fits) >= 0.9 else "differs",
+                NOT_ENOUGH
+                if min(f[3] for f in fits) < 6 or df.groupby("level").size().min() < 10
+                else (AGREES if min(f[2] for f in fits) >= 0.9 else DIFFERS),
                 cmd,
             )
         )
@@ -349,7 +373,7 @@ def analyze_realtime(ctx, experiment="morpion_fig10"):
                 "better",
                 f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] moves over "
                 f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}",
-                "agrees" if low > 0 else "differs",
+                verdict_sign(low, high),
                 cmd,
             )
         )
@@ -380,7 +404,7 @@ def games_table(ctx, key, experiment, algo, policy):
     for games, length, seconds in zip(
         paper["games"], paper["length"], paper["seconds"], strict=True
     ):
-        group = df[df["budget_playouts"] == games] if not df.empty else df
+        group = df[df["budget_playouts"].eq(games).fillna(False)] if not df.empty else df
         row = {"games": games, "paper_length": length, "paper_seconds": seconds}
         if len(group):
             row.update(score_stats(group))
@@ -417,15 +441,14 @@ def analyze_games_tables(ctx):
             if "n" not in table or np.isnan(getattr(r, "n", np.nan)):
                 claims.append(Claim(RMC, claim, str(r.paper_length), "-", "not run", cmd))
                 continue
+            group = df[df["budget_playouts"].eq(r.games).fillna(False)]
             claims.append(
                 Claim(
                     RMC,
                     claim,
                     str(r.paper_length),
-                    f"mean {r.mean:.2f} [{r.mean - r.ci95:.2f}, {r.mean + r.ci95:.2f}], single "
-                    f"searches 95% in [{r.single_low:g}, {r.single_high:g}], best {r.best:g}, "
-                    f"n={int(r.n)}",
-                    "agrees" if r.single_low <= r.paper_length <= r.single_high else "differs",
+                    single_run_text(r),
+                    verdict_single_run(group["score"], r.paper_length),
                     cmd,
                 )
             )
@@ -493,7 +516,7 @@ def _compare_tables(ctx, tables):
                 claim,
                 paper,
                 f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] moves (mean difference)",
-                "agrees" if low > 0 else "differs",
+                verdict_sign(low, high),
                 cmd,
             )
         )
@@ -548,11 +571,9 @@ def analyze_reflexive(ctx, experiment="morpion_reflexive_table4_5"):
                 RMC,
                 claim,
                 str(value),
-                f"mean {r.mean:.2f} [{r.mean - r.ci95:.2f}, {r.mean + r.ci95:.2f}], single "
-                f"searches 95% in [{r.single_low:g}, {r.single_high:g}], best {r.best:g}, "
-                f"n={int(r.n)}; {r.mean_seconds:.3g} s per search here (paper "
+                f"{single_run_text(r)}; {r.mean_seconds:.3g} s per search here (paper "
                 f"{r.paper_seconds:g} s)",
-                "agrees" if r.single_low <= value <= r.single_high else "differs",
+                verdict_single_run(df[df["pair"] == (r.games, r.meta_games)]["score"], value),
                 cmd,
             )
         )

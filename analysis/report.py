@@ -3,9 +3,19 @@
 from nmcs.harness.provenance import now_iso, provenance
 
 VERDICTS = {
-    "agrees": "the paper's value is inside our 95% confidence interval (widened by the paper's "
-    "rounding), or the qualitative statement holds with 95% confidence",
-    "differs": "it is not",
+    "agrees": "our 95% interval meets the paper's value (widened by its rounding or the claim's "
+    "tolerance), or a qualitative statement holds with 95% confidence; where the paper reports "
+    "one run, its value lies in our 95% prediction interval of one run",
+    "differs": "our interval excludes the paper's value, or the statement fails with 95% "
+    "confidence",
+    "not enough data": "our interval is wider than the claim's tolerance (or holds both "
+    "outcomes), or fewer than 39 runs where one run is compared: run more searches",
+    "not run": "the experiment or cell was not run at this scale",
+}
+PIPELINE_CHECK = {
+    "quick": "**Pipeline check, not a reproduction.** Quick scale runs a few searches per cell to "
+    "check that every command, table and figure works; most verdicts here are 'not enough "
+    "data' by design. The paper-scale section (`scale=paper`) is the reproduction.",
 }
 
 
@@ -19,14 +29,17 @@ def write_report(outputs, claims_by_scale):
         f"CPU {info['cpu']}.",
         "",
         "Verdicts: " + "; ".join(f"**{k}**: {v}" for k, v in VERDICTS.items()) + ".",
-        "Quick-scale results are small samples for checking the pipeline; the paper-scale "
-        "sections are the reproduction.",
         "",
     ]
     if not claims_by_scale:
         lines.append("No results found: run an experiment first (see README).")
     for scale, claims in claims_by_scale.items():
         lines += [f"## Scale: {scale}", ""]
+        if scale in PIPELINE_CHECK:
+            lines += [PIPELINE_CHECK[scale], ""]
+        if claims:
+            counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
+            lines += [", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".", ""]
         if not claims:
             lines += ["No experiment with published claims was run at this scale.", ""]
             continue

@@ -32,7 +32,7 @@ def run_quick_experiments(outputs, experiments):
             f"experiment={experiment}",
             "scale=quick",
             "progress=false",
-            f"hydra.sweep.dir={outputs / 'quick' / experiment}",
+            f"hydra.sweep.dir={outputs / 'quick'}",
         )
     run_python("-m", "analysis", "--outputs", str(outputs))
     return outputs

@@ -12,7 +12,7 @@ def test_quick_table1(tmp_path):
             f"experiment={experiment}",
             "scale=quick",
             "progress=false",
-            f"hydra.sweep.dir={tmp_path / 'quick' / experiment}",
+            f"hydra.sweep.dir={tmp_path / 'quick'}",
         )
     results = pd.concat(pd.read_parquet(p) for p in tmp_path.glob("quick/*/*/results.parquet"))
     assert set(results["instance"]) == {"0", "1", "2"}
@@ -27,5 +27,6 @@ def test_quick_table1(tmp_path):
     means = results.groupby(["instance", "memorize"])["score"].mean().to_numpy()
     assert sorted(cells["mean"].round(6)) == sorted(means.round(6))
     assert (tmp_path / "figures" / "quick" / "samegame_table1.png").stat().st_size > 0
-    # Each cell's best game is saved in the game's notation.
-    assert list(tmp_path.glob("quick/samegame_table1/*/best_game.txt"))
+    # Each cell's best game is saved in the game's notation and drawn (strip and animation).
+    for suffix in ("txt", "png", "gif"):
+        assert list(tmp_path.glob(f"quick/samegame_table1/*/best_game.{suffix}"))

@@ -124,6 +124,12 @@ def make_state(instance=0, width=15, height=15, colors=5, board_seed=0, policy="
 
     if policy not in POLICIES:
         raise ValueError(f"game.policy must be one of {', '.join(POLICIES)}, got '{policy}'")
+    # Ranges first, so that the suggestion below never proposes a board that fails again.
+    for key, value, top in (("width", width, MAX_SIDE), ("height", height, MAX_SIDE)):
+        if not 1 <= value <= top:
+            raise ValueError(f"game.{key} must be 1..{top}, got {value}")
+    if not 1 <= colors <= MAX_COLORS:
+        raise ValueError(f"game.colors must be 1..{MAX_COLORS}, got {colors}")
     if instance is not None:
         if (width, height, colors) != (15, 15, 5):
             raise ValueError(
@@ -134,6 +140,18 @@ def make_state(instance=0, width=15, height=15, colors=5, board_seed=0, policy="
     else:
         grid = samegame_io.random_board(board_seed, width, height, colors)
     return state_from_grid(grid, colors=colors, policy=policy)
+
+
+def save_game(state0, moves, path_stem):
+    """Write a game as ``path_stem`` + ``.png`` (every move, the removed group outlined) and
+    ``.gif`` (one frame per move); called by the harness for the best game of a cell."""
+    from nmcs.games.samegame_draw import save_game_gif, save_game_strip
+
+    stem = str(path_stem)
+    return [
+        save_game_strip(state0, moves, stem + ".png"),
+        save_game_gif(state0, moves, stem + ".gif"),
+    ]
 
 
 def to_grid(state):

@@ -9,6 +9,8 @@ In every picture the group about to be removed is outlined in black and its cell
 with a dot; the title of each board gives the move number, the group size and the score so far.
 """
 
+import logging
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -119,6 +121,8 @@ def save_game_gif(state0, moves, path, fps=2):
         draw_board(ax, state, group, title)
 
     anim = FuncAnimation(fig, show, frames=len(frames))
+    # matplotlib logs every save at INFO level, which would interleave with the progress bars.
+    logging.getLogger("matplotlib.animation").setLevel(logging.WARNING)
     anim.save(path, writer=PillowWriter(fps=fps))
     plt.close(fig)
     return path

@@ -1,24 +1,34 @@
-"""Hydra callbacks: after a multirun, gather its cells into one table."""
+"""Hydra callbacks: after a multirun, gather the cells of each experiment it touched into one
+table per experiment folder (``summary.csv`` and ``summary.md``)."""
 
-import logging
+import time
 from pathlib import Path
 
 from hydra.experimental.callback import Callback
 
-from nmcs.harness.summary import load_cells, markdown_table, summarize
-
-log = logging.getLogger(__name__)
+from nmcs.harness.summary import write_summary
 
 
 class GatherCells(Callback):
-    """Write summary.csv and summary.md (one row per cell) into the sweep folder."""
+    """Rewrite the summary of every experiment folder (``<sweep dir>/<experiment>/``) that holds
+    a cell written during this multirun. The cells of a sweep can land in several experiment
+    folders (ad-hoc runs are filed by game and algorithm), and with a parallel launcher the jobs
+    run in other processes, so the folders are found by the times of their ``meta.json``."""
 
-    def on_multirun_end(self, config, **kwargs):
+    def __init__(self) -> None:
+        self.started = time.time()
+
+    def on_multirun_start(self, config, **kwargs) -> None:
+        self.started = time.time()
+
+    def on_multirun_end(self, config, **kwargs) -> None:
         sweep_dir = Path(config.hydra.sweep.dir)
-        results = load_cells(sweep_dir)
-        if results.empty:
-            return
-        table = summarize(results)
-        table.to_csv(sweep_dir / "summary.csv", index=False)
-        (sweep_dir / "summary.md").write_text(markdown_table(table))
-        log.info("Summary of %d cells in %s/summary.md", len(table), sweep_dir)
+        touched = {
+            meta.parent.parent
+            for meta in sweep_dir.glob("*/*/meta.json")
+            if meta.stat().st_mtime >= self.started - 1
+        }
+        for folder in sorted(touched):
+            table = write_summary(folder)
+            if len(table):
+                print(f"summary of {len(table)} cells: {folder / 'summary.md'}", flush=True)

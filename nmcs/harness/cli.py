@@ -20,7 +20,7 @@ from omegaconf import OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.harness.runner import run_cell
+from nmcs.harness.runner import CellInterrupted, run_cell
 from nmcs.harness.schema import SCALES, register_configs
 from nmcs.harness.validate import ConfigError, validate
 
@@ -162,3 +162,6 @@ def run_job(cfg):
     except ConfigError as error:
         print(f"run.py: error: {error}", file=sys.stderr)
         sys.exit(2)
+    except CellInterrupted as stop:
+        print(f"run.py: {stop}", file=sys.stderr)
+        sys.exit(130)

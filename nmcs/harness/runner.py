@@ -1,20 +1,27 @@
 """From a validated config to result files: one table cell, resumable.
 
-A cell is ``n_searches`` independent searches; search i is seeded from (seed, i) alone. They run
-in chunks on numba threads, and each chunk is written atomically (write, then rename) as
-``chunks/<first>-<last>.parquet``, so a killed run loses at most the chunk in flight and a rerun
-of the same command computes only the missing searches. When all are done the chunks are gathered
-into ``results.parquet`` (one row per search). ``meta.json`` records the resolved config, the
-code and package versions, the machine and the times.
+A cell is ``n_searches`` independent searches; search i is seeded from (seed, i) alone. A
+search's identity is (the cell's config without the keys of ``NOT_IDENTITY``, i): the ``cell``
+column holds a hash of that config, and every reader counts a (cell, search) pair once, whatever
+folders hold it (``nmcs.harness.results``). Raising ``n_searches`` extends a cell in place; a new
+folder whose cell already has searches in a sibling folder copies them instead of recomputing.
+
+Searches run in chunks on numba threads, and each chunk is written atomically (write, then
+rename) as ``chunks/<first>-<last>.parquet``, so a killed run loses at most the chunk in flight
+and a rerun of the same command computes only the missing searches. When all are done the chunks
+are gathered into ``results.parquet`` (one row per search). ``meta.json`` records the resolved
+config, the code and package versions, the machine and the times.
 
 Columns of results.parquet::
 
-    experiment game instance game_options <game options...> algo algo_options level memorize
-    budget_seconds budget_playouts seed search search_seed score length playouts playout_moves
+    experiment cell game instance game_options <game options...> algo algo_options level memorize
+    budget_seconds budget_playouts (null when not set) seed search search_seed score length
+    playouts playout_moves
     seconds moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative,
     uct)
 """
 
+import hashlib
 import json
 import logging
 import os
@@ -35,14 +42,24 @@ from nmcs.harness.validate import ConfigError, game_options, validate
 
 log = logging.getLogger(__name__)
 
-# Keys that change how a cell is computed but not its results.
+# Keys that change how a cell is computed, or how many of its searches, but not their results.
 NOT_IDENTITY = ("workers", "progress", "chunk_seconds", "n_searches", "scale")
 
 
-def cell_identity(cfg):
+class CellInterrupted(Exception):
+    """The user stopped a cell (Ctrl-C); what was saved is in the message."""
+
+
+def cell_identity(cfg) -> dict:
     """The part of the config that determines every search's result."""
     full = OmegaConf.to_container(cfg, resolve=True)
     return {k: v for k, v in full.items() if k not in NOT_IDENTITY}
+
+
+def cell_hash(identity: dict) -> str:
+    """A short stable name of a cell's identity (the ``cell`` column of its rows)."""
+    text = json.dumps(identity, sort_keys=True, default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def atomic_write_bytes(path, data):
@@ -73,12 +90,14 @@ def game_options_string(cfg):
     return ",".join(f"{k}={v}" for k, v in sorted(game_options(cfg).items()))
 
 
-def rows(cfg, instance, indices, res):
+def rows(cfg, cell, instance, indices, res):
     """One DataFrame row per search of a batch."""
     budget = cfg.budget
+    n = len(indices)
     df = pd.DataFrame(
         {
             "experiment": cfg.experiment_name,
+            "cell": cell,
             "game": cfg.game.name,
             "instance": instance,
             "game_options": game_options_string(cfg),
@@ -87,8 +106,13 @@ def rows(cfg, instance, indices, res):
             "algo_options": ",".join(f"{k}={v}" for k, v in algo_options(cfg.algo).items()),
             "level": cfg.level,
             "memorize": bool(cfg.memorize),
-            "budget_seconds": float(budget.seconds or 0.0),
-            "budget_playouts": int(budget.playouts or 0),
+            # Null (NaN / <NA>) where the budget is not set.
+            "budget_seconds": np.full(
+                n, np.nan if budget.seconds is None else float(budget.seconds)
+            ),
+            "budget_playouts": pd.array(
+                [None if budget.playouts is None else int(budget.playouts)] * n, dtype="Int64"
+            ),
             "seed": cfg.seed,
             "search": np.asarray(indices, np.int64),
             "search_seed": res.seed,
@@ -121,13 +145,44 @@ def _check_resume(out_dir, identity):
     return meta
 
 
+def adopt_sibling_chunks(out_dir: Path, identity: dict, n: int, done: set) -> int:
+    """Copy into ``out_dir`` the chunks of sibling cell folders that hold searches of the same
+    cell (same identity), index < n, not done here yet; return how many searches came.
+
+    ``-m level=0,1,2,3`` then ``-m level=0,1,2,3 memorize=false,true`` names the memorized cells
+    twice (``level=3`` and ``level=3,memorize=true``): the second folder reuses the first's
+    searches rather than recomputing them, and readers count each search once either way."""
+    chunk_dir = out_dir / "chunks"
+    adopted = set()
+    for meta_path in sorted(out_dir.parent.glob("*/meta.json")):
+        sibling = meta_path.parent
+        if sibling.resolve() == out_dir.resolve():
+            continue
+        try:
+            if json.loads(meta_path.read_text()).get("identity") != identity:
+                continue
+        except (OSError, ValueError):
+            continue
+        for path in sorted((sibling / "chunks").glob("*.parquet")):
+            searches = set(pd.read_parquet(path, columns=["search"])["search"].tolist())
+            if not {i for i in searches if i < n} - done - adopted:
+                continue
+            target = chunk_dir / f"from-{sibling.name}-{path.name}".replace("/", "_")
+            atomic_write_bytes(target, path.read_bytes())
+            adopted |= searches
+    return len({i for i in adopted if i < n} - done)
+
+
 def run_cell(cfg, out_dir):
-    """Run (or finish) the cell described by ``cfg`` into ``out_dir``; return its results."""
+    """Run (or finish) the cell described by ``cfg`` into ``out_dir``; return its results.
+
+    Raises CellInterrupted (saying what was saved) when the user stops it with Ctrl-C."""
     state0 = validate(cfg)
     out_dir = Path(out_dir)
     chunk_dir = out_dir / "chunks"
     chunk_dir.mkdir(parents=True, exist_ok=True)
     identity = cell_identity(cfg)
+    cell = cell_hash(identity)
     old_meta = _check_resume(out_dir, identity)
     workers = cfg.workers or numba.config.NUMBA_NUM_THREADS
     numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
@@ -136,17 +191,33 @@ def run_cell(cfg, out_dir):
     instance = str(options["instance"]) if "instance" in options else game_options_string(cfg)
     n = cfg.n_searches
     done = done_searches(chunk_dir)
+    adopted = adopt_sibling_chunks(out_dir, identity, n, done)
+    if adopted:
+        done = done_searches(chunk_dir)
+        print(f"{out_dir}: {adopted} searches copied from a folder of the same cell", flush=True)
     todo = [i for i in range(n) if i not in done]
     meta = {
         "identity": identity,
+        "cell": cell,
         "config": OmegaConf.to_container(cfg, resolve=True),
         "started": (old_meta or {}).get("started", now_iso()),
         "resumed": now_iso() if old_meta else None,
-        "finished": None,
+        "finished": (old_meta or {}).get("finished") if not todo else None,
         "n_done": n - len(todo),
         "workers": workers,
         **provenance(),
     }
+    if not todo and (out_dir / "results.parquet").exists() and old_meta is not None:
+        old_n = len(pd.read_parquet(out_dir / "results.parquet", columns=["search"]))
+        if old_n == n:
+            print(f"{out_dir}: cell complete ({n} searches), nothing to run", flush=True)
+            return pd.read_parquet(out_dir / "results.parquet")
+    if not todo and len(done) > n:
+        print(
+            f"{out_dir}: {len(done)} searches saved; results.parquet now holds the first {n} "
+            "(n_searches); the others stay in chunks/",
+            flush=True,
+        )
     write_meta(out_dir, meta)
     if todo:
         log.info("%s: %d searches to run (%d already done)", out_dir, len(todo), n - len(todo))
@@ -162,30 +233,38 @@ def run_cell(cfg, out_dir):
     # chunk_seconds each.
     size = workers
     pos = 0
-    while pos < len(todo):
-        indices = todo[pos : pos + size]
-        started = time.perf_counter()
-        res = search_batch(
-            cfg.game.name,
-            state0,
-            seeds_for(cfg.seed, indices),
-            algo=cfg.algo.name,
-            level=cfg.level,
-            memorize=cfg.memorize,
-            max_seconds=float(cfg.budget.seconds or 0.0),
-            max_playouts=int(cfg.budget.playouts or 0),
-            workers=workers,
-            **algo_options(cfg.algo),
-        )
-        elapsed = time.perf_counter() - started
-        chunk = rows(cfg, instance, indices, res)
-        atomic_write_parquet(chunk, chunk_dir / f"{indices[0]:08d}-{indices[-1]:08d}.parquet")
-        pos += len(indices)
-        meta["n_done"] += len(indices)
-        write_meta(out_dir, meta)
-        bar.update(len(indices))
-        per_search = max(elapsed / len(indices), 1e-7)
-        size = int(min(max(workers, cfg.chunk_seconds / per_search), 4 * size, 1_000_000))
+    try:
+        while pos < len(todo):
+            indices = todo[pos : pos + size]
+            started = time.perf_counter()
+            res = search_batch(
+                cfg.game.name,
+                state0,
+                seeds_for(cfg.seed, indices),
+                algo=cfg.algo.name,
+                level=cfg.level,
+                memorize=cfg.memorize,
+                max_seconds=float(cfg.budget.seconds or 0.0),
+                max_playouts=int(cfg.budget.playouts or 0),
+                workers=workers,
+                **algo_options(cfg.algo),
+            )
+            elapsed = time.perf_counter() - started
+            chunk = rows(cfg, cell, instance, indices, res)
+            name = f"{indices[0]:08d}-{indices[-1]:08d}.parquet"
+            atomic_write_parquet(chunk, chunk_dir / name)
+            pos += len(indices)
+            meta["n_done"] += len(indices)
+            write_meta(out_dir, meta)
+            bar.update(len(indices))
+            per_search = max(elapsed / len(indices), 1e-7)
+            size = int(min(max(workers, cfg.chunk_seconds / per_search), 4 * size, 1_000_000))
+    except KeyboardInterrupt:
+        bar.close()
+        raise CellInterrupted(
+            f"interrupted: {meta['n_done']} of {n} searches of {out_dir} are saved; "
+            "run the same command again to finish them"
+        ) from None
     bar.close()
     results = gather_chunks(chunk_dir, n)
     atomic_write_parquet(results, out_dir / "results.parquet")

@@ -1,23 +1,30 @@
-"""Summaries of result tables: mean score with a 95% confidence interval per cell."""
+"""Summaries of result tables: one row per cell, mean score with a 95% confidence interval."""
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from nmcs.harness.results import all_results
+
+# The columns that describe a cell in a summary, in this order (the cell itself is the `cell`
+# column: a hash of its whole identity, so two cells that differ elsewhere never merge).
 CELL_KEYS = (
     "experiment",
     "game",
-    "instance",
+    "game_options",
     "algo",
     "algo_options",
     "level",
     "memorize",
     "budget_seconds",
     "budget_playouts",
+    "seed",
 )
 
 
-def mean_ci(values, confidence=0.95):
+def mean_ci(values, confidence: float = 0.95) -> tuple[float, float]:
     """Mean and half-width of its Student-t confidence interval (0 for a single value)."""
     values = np.asarray(values, dtype=np.float64)
     n = values.size
@@ -28,47 +35,63 @@ def mean_ci(values, confidence=0.95):
     return mean, float(half)
 
 
-def summarize(results):
-    """One row per cell: n, mean score +- 95% CI, best, mean playouts and seconds."""
+def summarize(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell: n, mean score and the half-width of its 95% CI, best, mean playouts
+    and seconds. ``results`` must hold each (cell, search) once (``nmcs.harness.results``)."""
     keys = [k for k in CELL_KEYS if k in results.columns]
     out = []
-    for cell, group in results.groupby(keys, sort=True, dropna=False):
+    for _, group in results.groupby("cell", sort=False):
         mean, half = mean_ci(group["score"])
+        first = group.iloc[0]
         out.append(
             {
-                **dict(zip(keys, cell, strict=True)),
+                **{k: first[k] for k in keys},
                 "n": len(group),
                 "mean_score": mean,
-                "ci95": half,
+                "ci95_halfwidth": half,
                 "best_score": int(group["score"].max()),
                 "mean_playouts": float(group["playouts"].mean()),
                 "mean_seconds": float(group["seconds"].mean()),
             }
         )
-    return pd.DataFrame(out)
+    table = pd.DataFrame(out)
+    return table.sort_values(keys, kind="stable").reset_index(drop=True) if len(table) else table
 
 
-def markdown_table(df, digits=4):
-    """A GitHub Markdown table of ``df`` (floats with ``digits`` significant digits)."""
+def _format(value, digits: int) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return "-"  # a budget that was not set, a statistic that does not exist
+    if isinstance(value, float | np.floating):
+        if float(value).is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return f"{value:.{digits}g}"
+    return str(value)
 
-    def fmt(value):
-        if isinstance(value, float | np.floating):
-            return f"{value:.{digits}g}"
-        return str(value)
 
+def markdown_table(df: pd.DataFrame, digits: int = 4) -> str:
+    """A GitHub Markdown table of ``df`` (floats with ``digits`` significant digits, integral
+    floats as integers, missing values as '-')."""
     lines = [
         "| " + " | ".join(map(str, df.columns)) + " |",
         "|" + "|".join("---" for _ in df.columns) + "|",
     ]
-    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    lines += [
+        "| " + " | ".join(_format(v, digits) for v in row) + " |"
+        for row in df.itertuples(index=False)
+    ]
     return "\n".join(lines) + "\n"
 
 
-def load_cells(folder):
-    """Concatenate the results.parquet files found below ``folder``."""
-    from pathlib import Path
-
-    paths = sorted(Path(folder).rglob("results.parquet"))
-    if not paths:
-        return pd.DataFrame()
-    return pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
+def write_summary(folder: Path) -> pd.DataFrame:
+    """summary.csv and summary.md of one experiment folder (one row per cell)."""
+    folder = Path(folder)
+    table = summarize(all_results(folder, columns=[*CELL_KEYS, "score", "playouts", "seconds"]))
+    if table.empty:
+        return table
+    table.to_csv(folder / "summary.csv", index=False)
+    (folder / "summary.md").write_text(
+        f"# {folder.name}: one row per cell\n\n"
+        "`mean_score` ± `ci95_halfwidth` is the 95% Student-t confidence interval of the mean "
+        "score; `-` marks a budget that was not set.\n\n" + markdown_table(table)
+    )
+    return table
