@@ -38,7 +38,8 @@ class Context:
     skipped: list[str] = field(default_factory=list)  # what was not analysed, and why
 
     def skip(self, what: str, why: str) -> None:
-        self.skipped.append(f"{what}: {why}")
+        if f"{what}: {why}" not in self.skipped:
+            self.skipped.append(f"{what}: {why}")
 
     @property
     def figures(self):
@@ -52,8 +53,20 @@ class Context:
         """All searches of an experiment at this scale, each once (empty if it was not run)."""
         folder = self.outputs / self.scale / experiment
         df = experiment_results(folder)
-        if df.empty and folder.is_dir():
-            self.skip(experiment, "no finished cell yet (rerun its command to finish it)")
+        unfinished = sorted(
+            p.parent.name
+            for p in folder.glob("*/meta.json")
+            if not (p.parent / "results.parquet").exists()
+        )
+        unfinished += sorted(
+            p.parent.name for p in folder.glob("*/chunks") if not (p.parent / "meta.json").exists()
+        )
+        if unfinished:
+            self.skip(
+                experiment,
+                f"{len(unfinished)} unfinished cell(s) not counted ({', '.join(unfinished[:5])}"
+                f"{', ...' if len(unfinished) > 5 else ''}); rerun the experiment to finish them",
+            )
         return df
 
 

@@ -45,11 +45,13 @@ def run(*args, check=True, env=None):
         ("algo=iterative", "algo=iterative needs budget.seconds and/or budget.playouts"),
         ("experiment=fig99", "experiment: unknown option 'fig99'"),
         ("memorize=perhaps", "memorize: Value 'perhaps' is not a valid bool"),
+        # the range is named before any suggestion that would fail again
+        ("game=samegame game.colors=0", "game.colors must be 1..20, got 0"),
     ],
 )
 def test_invalid_config_stops_with_one_line(tmp_path, arg, expected):
     out = tmp_path / "cell"
-    proc = run("run.py", arg, f"hydra.run.dir={out}", check=False)
+    proc = run("run.py", *arg.split(), f"hydra.run.dir={out}", check=False)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1, proc.stderr
@@ -197,3 +199,22 @@ def test_analysis_without_results_says_so(tmp_path):
 def test_notebook_runs_at_quick_scale():
     proc = run("notebooks/theory_vs_simulation.py", env={"NMCS_SCALE": "quick"})
     assert "depth 9, level 3: theory 0.4118" in proc.stdout
+
+
+def test_analysis_rebuilds_what_it_owns_and_says_what_it_skipped(quick_outputs, tmp_path):
+    stale = quick_outputs / "figures" / "quick" / "from_an_old_run.png"
+    stale.write_bytes(b"not a figure")
+    # A cell that never finished is reported, not silently dropped.
+    (quick_outputs / "quick" / "leftmove_distributions" / "level=9" / "chunks").mkdir(parents=True)
+    proc = run("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
+    assert not stale.exists()
+    assert (quick_outputs / "figures" / "quick" / "leftmove_distributions_fig3.png").exists()
+    assert "wrote" in proc.stdout and str(quick_outputs / "tables" / "quick") in proc.stdout
+    assert "skipped leftmove_distributions: 1 unfinished cell(s) not counted (level=9)" in (
+        proc.stdout
+    )
+    report = (quick_outputs / "REPRODUCTION.md").read_text()
+    assert "Pipeline check, not a reproduction" in report
+    # 2,000 searches cannot tell 0.41 from 0.42: the rounding of the paper is +-0.005.
+    row = next(line for line in report.splitlines() if "P(best score) without" in line)
+    assert row.endswith("| not enough data |")
