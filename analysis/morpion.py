@@ -8,8 +8,8 @@ Methods:
   a fixed seed, the 2.5 and 97.5 percentiles of the resampled modes. The paper's peak (read off
   its figure, an integer) agrees when it lies inside that interval.
   The paper's peak is read off a figure and comes from its own finite sample: it agrees within
-  one move (target [peak - 1, peak + 1]); an interval of ours wider than that is 'not enough
-  data'.
+  one move (target [peak - 1, peak + 1]); an interval of ours wider than that, or a mode of
+  fewer than 100 searches (the bootstrap then trusts a handful of ties), is 'not enough data'.
 - A table row of the Reflexive paper is ONE search; we run several seeds per row. We give the
   mean best length with its Student-t 95% CI, and a distribution-free 95% prediction interval
   of one search (order statistics; it needs at least 39 seeds). The verdict asks whether the
@@ -46,6 +46,9 @@ NMCS = "NMCS 5.1 (Morpion Solitaire 5D, Figs 8-10)"
 RMC = "Reflexive MC 4 (Morpion Solitaire 5D, Tables 1-5)"
 DISTRIBUTIONS = ("morpion_fig8_fig9_level0", "morpion_fig8_fig9", "morpion_fig9_level3")
 BOOTSTRAP = 2000
+# The bootstrap of a mode takes the observed frequencies for the truth, which holds only when
+# the scores near the peak were each seen many times: fewer searches are 'not enough data'.
+MIN_PEAK_SEARCHES = 100
 
 
 def _cmd(scale, *experiments):
@@ -213,7 +216,9 @@ def analyze_distributions(ctx):
                     str(value),
                     f"{r['peak']} [{r['peak_low']}, {r['peak_high']}] (mode, bootstrap), "
                     f"mean {r['mean']:.2f}, n={r['n']}",
-                    verdict_interval(r["peak_low"], r["peak_high"], value - 1, value + 1),
+                    NOT_ENOUGH
+                    if r["n"] < MIN_PEAK_SEARCHES
+                    else verdict_interval(r["peak_low"], r["peak_high"], value - 1, value + 1),
                     cmd,
                 )
             )
