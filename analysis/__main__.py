@@ -1,4 +1,5 @@
-"""Rebuild every figure, table and outputs/REPRODUCTION.md from the results in outputs/."""
+"""Rebuild every figure, table and outputs/REPRODUCTION.md from the results in outputs/, or, with
+``--from results/paper``, the published report from the compact files committed there."""
 
 import argparse
 import shutil
@@ -22,7 +23,16 @@ def main(argv=None):
         help="folder holding <scale>/<experiment>/<cell> results (default: outputs)",
     )
     parser.add_argument("--scale", choices=(*SCALES, "all"), default="all")
+    parser.add_argument(
+        "--from",
+        dest="published",
+        type=Path,
+        help="a published folder (python -m analysis.publish): read its experiments and write "
+        "its figures, tables and REPRODUCTION.md in it (scale: paper unless --scale says)",
+    )
     args = parser.parse_args(argv)
+    if args.published is not None:
+        return analyze_published(args.published, "paper" if args.scale == "all" else args.scale)
     if not args.outputs.is_dir():
         print(
             f"analysis: error: no results folder '{args.outputs}' (run `python run.py` first)",
@@ -32,22 +42,36 @@ def main(argv=None):
     scales = SCALES if args.scale == "all" else (args.scale,)
     claims = {}
     for scale in scales:
-        if not (args.outputs / scale).is_dir():
-            continue
-        ctx = Context(args.outputs, scale)
-        # The analysis owns these folders: rebuild them whole, so that no figure or table of
-        # an earlier run survives the results it was drawn from.
-        for folder in (ctx.figures, ctx.tables):
-            shutil.rmtree(folder, ignore_errors=True)
-        claims[scale] = [c for module in MODULES for c in module.analyze(ctx)]
-        made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
-        print(
-            f"analysis: {scale}: {len(claims[scale])} claims checked"
-            + (f"; wrote {' and '.join(made)}" if made else "; no figure or table to draw")
-        )
-        for note in ctx.skipped:
-            print(f"analysis: {scale}: skipped {note}")
+        if (args.outputs / scale).is_dir():
+            claims[scale] = analyze_scale(Context(args.outputs, scale))
     report = write_report(args.outputs, claims)
+    print(f"analysis: wrote {report}")
+    return 0
+
+
+def analyze_scale(ctx: Context) -> list:
+    """Every claim of one scale; figures and tables rebuilt from scratch."""
+    # The analysis owns these folders: rebuild them whole, so that no figure or table of an
+    # earlier run survives the results it was drawn from.
+    for folder in (ctx.figures, ctx.tables):
+        shutil.rmtree(folder, ignore_errors=True)
+    claims = [c for module in MODULES for c in module.analyze(ctx)]
+    made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
+    print(
+        f"analysis: {ctx.scale}: {len(claims)} claims checked"
+        + (f"; wrote {' and '.join(made)}" if made else "; no figure or table to draw")
+    )
+    for note in ctx.skipped:
+        print(f"analysis: {ctx.scale}: skipped {note}")
+    return claims
+
+
+def analyze_published(folder: Path, scale: str) -> int:
+    if not folder.is_dir():
+        print(f"analysis: error: no published folder '{folder}'", file=sys.stderr)
+        return 2
+    claims = {scale: analyze_scale(Context(folder, scale, published=folder))}
+    report = write_report(folder, claims)
     print(f"analysis: wrote {report}")
     return 0
 

@@ -31,10 +31,14 @@ class Claim:
 
 @dataclass
 class Context:
-    """Where one scale's results are read and its figures and tables written."""
+    """Where one scale's results are read and its figures and tables written: by default
+    ``<outputs>/<scale>/<experiment>/<cell>/`` in, ``<outputs>/figures|tables/<scale>/`` out; for
+    a published folder (``python -m analysis --from results/paper``) that folder holds the
+    experiments and receives the figures and tables."""
 
     outputs: Path
     scale: str
+    published: Path | None = None
     skipped: list[str] = field(default_factory=list)  # what was not analysed, and why
 
     def skip(self, what: str, why: str) -> None:
@@ -42,16 +46,23 @@ class Context:
             self.skipped.append(f"{what}: {why}")
 
     @property
-    def figures(self):
-        return self.outputs / "figures" / self.scale
+    def results_dir(self) -> Path:
+        """The folder of this scale's experiment folders."""
+        return self.published if self.published else self.outputs / self.scale
 
     @property
-    def tables(self):
-        return self.outputs / "tables" / self.scale
+    def figures(self) -> Path:
+        return (
+            self.published / "figures" if self.published else self.outputs / "figures" / self.scale
+        )
+
+    @property
+    def tables(self) -> Path:
+        return self.published / "tables" if self.published else self.outputs / "tables" / self.scale
 
     def results(self, experiment):
         """All searches of an experiment at this scale, each once (empty if it was not run)."""
-        folder = self.outputs / self.scale / experiment
+        folder = self.results_dir / experiment
         df = experiment_results(folder)
         unfinished = sorted(
             p.parent.name

@@ -448,7 +448,7 @@ def analyze_adhoc(ctx):
     score distributions of the nested searches on the tree problems, one figure per depth and
     memorization, and the goodness of fit of every cell the dynamic programme describes."""
     claims = []
-    for folder in sorted((ctx.outputs / ctx.scale).glob("adhoc_*")):
+    for folder in sorted(ctx.results_dir.glob("adhoc_*")):
         name = folder.name
         df = ctx.results(name)
         if df.empty:

@@ -596,7 +596,7 @@ EXPERIMENTS = (
 def analyze(ctx):
     """Every Morpion claim; missing cells say "not run" once any Morpion experiment ran at this
     scale (none at all: no claims, as for the other games)."""
-    if not any((ctx.outputs / ctx.scale / e).is_dir() for e in EXPERIMENTS):
+    if not any((ctx.results_dir / e).is_dir() for e in EXPERIMENTS):
         return []
     return (
         analyze_distributions(ctx)

@@ -30,7 +30,7 @@ def bootstrap_ratio(a, b, rng, reps=2000):
 
 
 def analyze(ctx):
-    folder = ctx.outputs / ctx.scale / "sudoku_table2"
+    folder = ctx.results_dir / "sudoku_table2"
     rows_path = folder / "table2_rows.csv"
     if not rows_path.exists():
         return []

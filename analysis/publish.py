@@ -1,0 +1,86 @@
+"""Copy the finished cells of one scale into a compact folder that can be committed:
+
+    python -m analysis.publish --outputs outputs --scale paper --to results/paper
+    python -m analysis --from results/paper      # figures, tables, REPRODUCTION.md in it
+
+Each cell keeps its ``results.parquet`` without the move lists (scores, counts, times and
+anytime traces stay: every figure and claim is drawn from those) and its ``meta.json`` (config,
+commit, machine, times), and its best game as text. ``RUNS.md`` lists what was published: per
+experiment the cells, searches, commits, machines and dates.
+"""
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from nmcs.harness.provenance import now_iso
+from nmcs.harness.summary import markdown_table
+
+DROPPED_COLUMNS = ("moves",)
+
+
+def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
+    """Copy every finished cell of ``outputs/<scale>`` into ``target``; return one row per cell."""
+    rows = []
+    for results in sorted((outputs / scale).glob("*/*/results.parquet")):
+        cell_dir = results.parent
+        experiment = cell_dir.parent.name
+        out = target / experiment / cell_dir.name
+        out.mkdir(parents=True, exist_ok=True)
+        df = pd.read_parquet(results)
+        df = df.drop(columns=[c for c in DROPPED_COLUMNS if c in df.columns])
+        df.to_parquet(out / "results.parquet", index=False, compression="zstd")
+        for name in ("meta.json", "best_game.txt"):
+            if (cell_dir / name).exists():
+                shutil.copy(cell_dir / name, out / name)
+        meta = json.loads((cell_dir / "meta.json").read_text())
+        rows.append(
+            {
+                "experiment": experiment,
+                "cell": cell_dir.name,
+                "searches": len(df),
+                "commit": (meta.get("git_commit") or "unknown")[:10]
+                + ("+" if meta.get("git_dirty") else ""),
+                "cpu": meta.get("cpu"),
+                "cores": meta.get("cores"),
+                "finished": meta.get("finished"),
+                "seconds": float(df["seconds"].sum()),
+            }
+        )
+    table = pd.DataFrame(rows)
+    if len(table):
+        lines = [
+            f"# Published results ({scale} scale)",
+            "",
+            f"Published {now_iso()} by `python -m analysis.publish --scale {scale}`. Each cell "
+            "was run by `python run.py -m experiment=<experiment> scale=paper` at the commit "
+            "shown (`+`: with uncommitted changes); `seconds` is the search time summed over "
+            "its searches. Regenerate the report: `python -m analysis --from "
+            f"{target}`.",
+            "",
+            markdown_table(table),
+        ]
+        (target / "RUNS.md").write_text("\n".join(lines))
+    return table
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m analysis.publish", description=__doc__)
+    parser.add_argument("--outputs", type=Path, default=Path("outputs"))
+    parser.add_argument("--scale", default="paper")
+    parser.add_argument("--to", type=Path, default=Path("results/paper"))
+    args = parser.parse_args(argv)
+    if not (args.outputs / args.scale).is_dir():
+        print(f"publish: error: no folder '{args.outputs / args.scale}'", file=sys.stderr)
+        return 2
+    table = publish(args.outputs, args.scale, args.to)
+    print(f"publish: {len(table)} cells into {args.to}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
