@@ -1,0 +1,123 @@
+"""Golden searches: a few seeded searches of every game x algorithm, pinned before the issue-8
+refactor (registries, one compiled entry point per game and algorithm) and checked after it.
+
+Each case runs ``search_batch`` on a small position and compares, search by search, the score,
+the length, the playouts and a hash of the whole move sequence (plus its first moves, to make a
+failure readable) with ``tests/data/golden.json``. A second part pins the ``cell`` hash of a few
+composed configs, so existing result folders still resume.
+
+Regenerate (only when a change of results is intended, and say so in the commit)::
+
+    python tests/test_golden.py --write
+"""
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+GOLDEN = Path(__file__).resolve().parent / "data" / "golden.json"
+N_SEARCHES = 3
+FIRST_MOVES = 8
+
+GAMES = {
+    "leftmove": {"depth": 20},
+    "leftmost": {"depth": 20},
+    "morpion": {"variant": "5D", "policy": "random"},
+    "morpion_5T_mobility": {"variant": "5T", "policy": "mobility"},
+    "samegame": {"instance": None, "width": 8, "height": 8, "colors": 4, "board_seed": 0},
+    "samegame_std": {"instance": 3},
+    "sudoku": {"n": 3, "problem": None, "empty_fraction": 0.6, "problem_seed": 1},
+}
+
+# (name, search_batch keyword arguments); level-2 cases only on the small positions.
+ALGOS = [
+    ("sample", {"algo": "nested", "level": 0}),
+    ("nested1", {"algo": "nested", "level": 1, "memorize": False}),
+    ("nested1m", {"algo": "nested", "level": 1, "memorize": True}),
+    ("nested2m", {"algo": "nested", "level": 2, "memorize": True}),
+    ("iterative1", {"algo": "iterative", "level": 1, "memorize": True, "max_playouts": 400}),
+    ("reflexive2", {"algo": "reflexive", "level": 2, "games": (3, 2)}),
+    ("uct", {"algo": "uct", "uct_c": 0.1, "max_playouts": 300}),
+]
+SLOW = {"morpion", "morpion_5T_mobility", "samegame_std"}
+
+# Composed configs whose cell hash must not change (the `cell` column of existing results).
+CELL_CONFIGS = [
+    [],
+    ["level=3", "memorize=false"],
+    ["game=morpion", "game.variant=5T", "algo=iterative", "budget.seconds=10"],
+    ["game=samegame", "game.instance=4", "algo=reflexive", "algo.games=[10,20]", "level=2"],
+    ["game=sudoku", "algo=uct", "algo.c=0.5", "budget.playouts=1000"],
+]
+
+
+def cases():
+    for game_key in GAMES:
+        for algo_key, kwargs in ALGOS:
+            if algo_key == "nested2m" and game_key in SLOW:
+                continue
+            yield f"{game_key}/{algo_key}", game_key, kwargs
+
+
+def run_case(game_key, kwargs):
+    from nmcs.games import game_module
+    from nmcs.harness.batch import search_batch, search_seeds
+
+    game = game_key.split("_")[0]
+    state0 = game_module(game).make_state(**GAMES[game_key])
+    res = search_batch(game, state0, search_seeds(11, 0, N_SEARCHES), workers=1, **kwargs)
+    return [
+        {
+            "score": int(res.score[i]),
+            "length": int(res.length[i]),
+            "playouts": int(res.playouts[i]),
+            "first_moves": [int(m) for m in res.moves[i][:FIRST_MOVES]],
+            "moves_sha1": hashlib.sha1(np.asarray(res.moves[i], np.int32).tobytes()).hexdigest(),
+        }
+        for i in range(N_SEARCHES)
+    ]
+
+
+def cell_hashes():
+    from hydra import compose, initialize_config_dir
+
+    from nmcs.harness.cli import CONFIG_DIR, register
+    from nmcs.harness.runner import cell_hash, cell_identity
+
+    register()
+    out = {}
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        for overrides in CELL_CONFIGS:
+            cfg = compose("config", overrides=overrides)
+            out[" ".join(overrides)] = cell_hash(cell_identity(cfg))
+    return out
+
+
+@pytest.fixture(scope="module")
+def golden():
+    return json.loads(GOLDEN.read_text())
+
+
+@pytest.mark.parametrize("name,game_key,kwargs", list(cases()), ids=[c[0] for c in cases()])
+def test_golden_search(golden, name, game_key, kwargs):
+    assert run_case(game_key, kwargs) == golden["searches"][name]
+
+
+def test_golden_cell_hashes(golden):
+    assert cell_hashes() == golden["cells"]
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(GOLDEN.parents[2]))  # this checkout's nmcs, not an installed one
+    if "--write" not in sys.argv:
+        sys.exit("usage: python tests/test_golden.py --write")
+    data = {
+        "searches": {name: run_case(g, kw) for name, g, kw in cases()},
+        "cells": cell_hashes(),
+    }
+    GOLDEN.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {GOLDEN} ({len(data['searches'])} cases)")
