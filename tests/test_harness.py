@@ -43,6 +43,9 @@ def run(*args, check=True, env=None):
         ("n_searches=0", "n_searches = 0: must be at least 1"),
         ("budget.seconds=0", "budget.seconds = 0.0: must be > 0"),
         ("algo=iterative", "algo=iterative needs budget.seconds and/or budget.playouts"),
+        ("budget.seconds=5", "budget: algo=nested runs to completion and takes no budget"),
+        ("game=morpion game.bogus=1", "unknown key 'game.bogus' (allowed: name, policy, variant)"),
+        ("game=leftmove_schema", "game: unknown option 'leftmove_schema' (allowed: leftmost, "),
         ("experiment=fig99", "experiment: unknown option 'fig99'"),
         ("memorize=perhaps", "memorize: Value 'perhaps' is not a valid bool"),
         # the range is named before any suggestion that would fail again
@@ -57,6 +60,12 @@ def test_invalid_config_stops_with_one_line(tmp_path, arg, expected):
     assert len(lines) == 1, proc.stderr
     assert expected in lines[0]
     assert not out.exists()
+
+
+def test_help_lists_only_the_yaml_choices():
+    groups = run("run.py", "--help").stdout.split("== Config ==")[0]
+    assert "game: leftmost, leftmove, morpion, samegame, sudoku\n" in groups
+    assert "_schema" not in groups
 
 
 def test_invalid_value_inside_a_sweep_stops_before_any_cell(tmp_path):

@@ -64,17 +64,21 @@ def _options(group):
     return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
 
 
-def _allowed_keys(full_key):
-    """The keys of the default config next to ``full_key`` (e.g. game.* for 'game.dept')."""
+def _allowed_keys(full_key, overrides=()):
+    """The keys next to ``full_key`` (e.g. game.* for 'game.dept') in the config of the cell's
+    group choices (``game=morpion`` lists Morpion's options)."""
     parent = full_key.rpartition(".")[0]
+    # A sweep's first value stands for the sweep (the error names the cell it failed in).
+    groups = [o.split(",")[0] for o in overrides if "=" in o and _options(o.split("=", 1)[0])]
     with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
-        node = compose("config")
+        node = compose("config", overrides=groups)
     node = OmegaConf.select(node, parent) if parent else node
     return sorted(str(k) for k in node.keys()) if OmegaConf.is_dict(node) else []
 
 
-def one_line(error):
-    """A one-line description of a config error raised by Hydra, OmegaConf or validate."""
+def one_line(error, overrides=()):
+    """A one-line description of a config error raised by Hydra, OmegaConf or validate;
+    ``overrides`` are the failing cell's, to list the keys its game and algorithm allow."""
     if isinstance(error, ConfigError):
         return str(error)
     if isinstance(error, OverrideParseException):
@@ -89,7 +93,7 @@ def one_line(error):
         cause = cause.__cause__ or cause.__context__
     if isinstance(cause, ConfigKeyError | ConfigAttributeError):
         key = cause.full_key or str(cause.key)
-        return f"unknown key '{key}' (allowed: {', '.join(_allowed_keys(key))})"
+        return f"unknown key '{key}' (allowed: {', '.join(_allowed_keys(key, overrides))})"
     if isinstance(cause, OmegaConfBaseException):
         message = str(cause.msg if hasattr(cause, "msg") else cause).splitlines()[0]
         key = getattr(cause, "full_key", None)
@@ -138,15 +142,17 @@ def preflight(argv):
         return
     register()
     initial_states = {}
+    overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cells = _cells(argv)
-            for overrides in cells[:MAX_CHECKED_CELLS]:
-                cfg = compose("config", overrides=list(overrides))
+            for cell in cells[:MAX_CHECKED_CELLS]:
+                overrides = list(cell)
+                cfg = compose("config", overrides=overrides)
                 OmegaConf.to_container(cfg, resolve=True)
                 initial_states.setdefault(cfg.game.name, validate(cfg))
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
-        print(f"run.py: error: {one_line(error)}", file=sys.stderr)
+        print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
     # Load or compile each game's engine here, once: jobs launched in parallel processes then
     # all find it in the on-disk cache instead of compiling (and writing the cache) at once.

@@ -6,9 +6,9 @@ type is refused before anything runs. Range checks that types cannot express liv
 
 Config groups and their schemas::
 
-    game/<name>.yaml   -> GAME_SCHEMAS[name]   (options of one game)
-    algo/<name>.yaml   -> ALGO_SCHEMAS[name]   (algorithm and its own options)
-    scale/<name>.yaml  -> ScaleConfig          (quick | paper)
+    game/<name>.yaml   -> GAME_SCHEMAS[name]   (options of one game; stored as schema_game_<name>)
+    algo/<name>.yaml   -> ALGO_SCHEMAS[name]   (algorithm and its options; schema_algo_<name>)
+    scale/<name>.yaml  -> ScaleConfig          (quick | paper; schema_scale)
     experiment/*.yaml  -> merged at the top level (# @package _global_)
 """
 
@@ -154,8 +154,10 @@ def register_configs():
     """Store the schemas; the YAML files name them in their defaults lists."""
     cs = ConfigStore.instance()
     cs.store(name="config_schema", node=Config)
+    # Stored outside the game/algo/scale groups so that `--help` and typos' suggestions list
+    # only the YAML choices; each YAML file extends its schema with `/schema_<group>_<name>`.
     for name, schema in GAME_SCHEMAS.items():
-        cs.store(group="game", name=f"{name}_schema", node=schema)
+        cs.store(name=f"schema_game_{name}", node=schema)
     for name, schema in ALGO_SCHEMAS.items():
-        cs.store(group="algo", name=f"{name}_schema", node=schema)
-    cs.store(group="scale", name="scale_schema", node=ScaleConfig)
+        cs.store(name=f"schema_algo_{name}", node=schema)
+    cs.store(name="schema_scale", node=ScaleConfig)

@@ -10,6 +10,9 @@ from nmcs.harness.schema import ALGO_SCHEMAS, GAME_SCHEMAS, SCALES, Config
 from nmcs.search.engine import ALGORITHMS
 from nmcs.search.nested import MAX_LEVEL
 
+# The algorithms that stop on a budget (seconds and/or playouts); the others run to completion.
+BUDGETED_ALGORITHMS = ("iterative", "uct")
+
 
 class ConfigError(ValueError):
     """An invalid configuration; the message is one line."""
@@ -58,9 +61,18 @@ def validate(cfg):
         raise ConfigError(f"budget.seconds = {budget.seconds}: must be > 0 (or null for none)")
     if budget.playouts is not None and budget.playouts <= 0:
         raise ConfigError(f"budget.playouts = {budget.playouts}: must be > 0 (or null for none)")
-    if cfg.algo.name in ("iterative", "uct") and budget.seconds is None and budget.playouts is None:
+    budgeted = cfg.algo.name in BUDGETED_ALGORITHMS
+    has_budget = budget.seconds is not None or budget.playouts is not None
+    if budgeted and not has_budget:
         raise ConfigError(
             f"budget: algo={cfg.algo.name} needs budget.seconds and/or budget.playouts"
+        )
+    if has_budget and not budgeted:
+        # A budget that is silently ignored would label results with a limit they never had.
+        raise ConfigError(
+            f"budget: algo={cfg.algo.name} runs to completion and takes no budget "
+            f"(budgets are for algo={' or algo='.join(BUDGETED_ALGORITHMS)}; "
+            "set budget.seconds=null budget.playouts=null)"
         )
     if cfg.algo.name == "reflexive":
         games = list(cfg.algo.games)
