@@ -1,8 +1,8 @@
 """nmcs: Nested Monte-Carlo Search and its relatives, with numba game kernels.
 
 Importing the package points numba's on-disk cache at a folder named after a hash of the
-source files that hold jitted code (``games``, ``search``, ``engines``). Numba checks only the
-timestamp of the file that holds a cached entry point, not of the search and game modules
+source files that hold jitted code (``games``, ``search``, subpackages included). Numba checks
+only the timestamp of the file that holds a cached entry point, not of the search and game modules
 compiled into it, so an edit to those would otherwise run stale machine code. Set
 NUMBA_CACHE_DIR yourself to take over.
 """
@@ -18,7 +18,7 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 def _source_hash():
     # Only the packages that hold jitted code can make a cached entry point stale.
     digest = hashlib.sha1()
-    paths = [p for sub in ("games", "search", "engines") for p in (_PACKAGE_DIR / sub).glob("*.py")]
+    paths = [p for sub in ("games", "search") for p in (_PACKAGE_DIR / sub).rglob("*.py")]
     for path in sorted(paths):
         digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
         digest.update(path.read_bytes())

@@ -52,9 +52,3 @@ def game_module(name):
     if name not in GAMES:
         raise ValueError(f"unknown game '{name}' (allowed: {', '.join(GAMES)})")
     return importlib.import_module(f"nmcs.games.{name}")
-
-
-def engine_module(name):
-    """The compiled search entry point of game ``name``."""
-    game_module(name)
-    return importlib.import_module(f"nmcs.engines.{name}")

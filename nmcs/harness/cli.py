@@ -20,7 +20,7 @@ from omegaconf import OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.harness.runner import CellInterrupted, run_cell
+from nmcs.harness.runner import CellInterrupted, algo_api_options, run_cell
 from nmcs.harness.schema import SCALES, register_configs
 from nmcs.harness.validate import ConfigError, validate
 
@@ -141,7 +141,7 @@ def preflight(argv):
     if any(flag in argv for flag in INFO_FLAGS):
         return
     register()
-    initial_states = {}
+    first_cells = {}
     overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -150,14 +150,26 @@ def preflight(argv):
                 overrides = list(cell)
                 cfg = compose("config", overrides=overrides)
                 OmegaConf.to_container(cfg, resolve=True)
-                initial_states.setdefault(cfg.game.name, validate(cfg))
+                state0 = validate(cfg)
+                first_cells.setdefault((cfg.game.name, cfg.algo.name), (cfg, state0))
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
-    # Load or compile each game's engine here, once: jobs launched in parallel processes then
-    # all find it in the on-disk cache instead of compiling (and writing the cache) at once.
-    for game, state0 in initial_states.items():
-        search_batch(game, state0, search_seeds(0, 0, 1), level=0)
+    # Load or compile each (game, algorithm) entry point here, once: jobs launched in parallel
+    # processes then all find it in the on-disk cache instead of compiling (and writing the
+    # cache) at once. Zero searches: the call compiles, runs nothing.
+    for cfg, state0 in first_cells.values():
+        search_batch(
+            cfg.game.name,
+            state0,
+            search_seeds(0, 0, 0),
+            algo=cfg.algo.name,
+            level=cfg.level,
+            memorize=cfg.memorize,
+            max_seconds=float(cfg.budget.seconds or 0.0),
+            max_playouts=int(cfg.budget.playouts or 0),
+            **algo_api_options(cfg),
+        )
 
 
 def run_job(cfg):

@@ -35,10 +35,10 @@ from omegaconf import OmegaConf
 from tqdm.auto import tqdm
 
 from nmcs.games import game_module
-from nmcs.harness.batch import search_batch, seeds_for
+from nmcs.harness.batch import algo_options_string, api_options, search_batch, seeds_for
 from nmcs.harness.provenance import now_iso, provenance
-from nmcs.harness.schema import algo_options
-from nmcs.harness.validate import ConfigError, game_options, validate
+from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
+from nmcs.search.registry import algorithm
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +103,7 @@ def rows(cfg, cell, instance, indices, res):
             "game_options": game_options_string(cfg),
             **{k: v for k, v in game_options(cfg).items() if k != "instance"},
             "algo": cfg.algo.name,
-            "algo_options": ",".join(f"{k}={v}" for k, v in algo_options(cfg.algo).items()),
+            "algo_options": algo_options_string(algo_api_options(cfg)),
             "level": cfg.level,
             "memorize": bool(cfg.memorize),
             # Null (NaN / <NA>) where the budget is not set.
@@ -128,6 +128,11 @@ def rows(cfg, cell, instance, indices, res):
         }
     )
     return df
+
+
+def algo_api_options(cfg):
+    """The cell's ``algo.*`` options as ``search_batch`` keyword arguments."""
+    return api_options(algorithm(cfg.algo.name), algo_config(cfg))
 
 
 def _check_resume(out_dir, identity):
@@ -247,7 +252,7 @@ def run_cell(cfg, out_dir):
                 max_seconds=float(cfg.budget.seconds or 0.0),
                 max_playouts=int(cfg.budget.playouts or 0),
                 workers=workers,
-                **algo_options(cfg.algo),
+                **algo_api_options(cfg),
             )
             elapsed = time.perf_counter() - started
             chunk = rows(cfg, cell, instance, indices, res)

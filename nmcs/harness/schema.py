@@ -7,7 +7,8 @@ type is refused before anything runs. Range checks that types cannot express liv
 Config groups and their schemas::
 
     game/<name>.yaml   -> GAME_SCHEMAS[name]   (options of one game; stored as schema_game_<name>)
-    algo/<name>.yaml   -> ALGO_SCHEMAS[name]   (algorithm and its options; schema_algo_<name>)
+    algo/<name>.yaml   -> the config dataclass of the algorithm's registry record
+                          (nmcs.search.registry; schema_algo_<name>)
     scale/<name>.yaml  -> ScaleConfig          (quick | paper; schema_scale)
     experiment/*.yaml  -> merged at the top level (# @package _global_)
 """
@@ -17,6 +18,8 @@ from typing import Any
 
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
+
+from nmcs.search import registry as algorithms
 
 SCALES = ("quick", "paper")
 
@@ -70,57 +73,6 @@ GAME_SCHEMAS = {
 
 
 @dataclass
-class NestedAlgo:
-    name: str = "nested"
-
-
-@dataclass
-class IterativeAlgo:
-    name: str = "iterative"
-
-
-@dataclass
-class ReflexiveAlgo:
-    """Reflexive Monte-Carlo Search: ``games[l-1]`` level-(l-1) games per step of a level-l
-    game, from the ground up (a single value applies to every level)."""
-
-    name: str = "reflexive"
-    games: list[int] = field(default_factory=lambda: [100, 1000])
-
-
-@dataclass
-class UctAlgo:
-    """UCT from the root (Reflexive paper, Table 3); the number of simulations is
-    ``budget.playouts`` and/or ``budget.seconds``."""
-
-    name: str = "uct"
-    c: float = 0.1
-    nodes: int = 0  # tree capacity per worker, 0 = automatic
-    edges: int = 0
-
-
-ALGO_SCHEMAS = {
-    "nested": NestedAlgo,
-    "iterative": IterativeAlgo,
-    "reflexive": ReflexiveAlgo,
-    "uct": UctAlgo,
-}
-
-
-def algo_options(algo_cfg):
-    """The algorithm's own options as keyword arguments of ``search_batch``."""
-    if algo_cfg.name == "reflexive":
-        return {"games": tuple(int(g) for g in algo_cfg.games)}
-    if algo_cfg.name == "uct":
-        return {
-            "uct_c": float(algo_cfg.c),
-            "uct_nodes": int(algo_cfg.nodes),
-            "uct_edges": int(algo_cfg.edges),
-        }
-    return {}
-
-
-@dataclass
 class Budget:
     """Budget of an iterative search; either or both may be set (null = no limit of that kind)."""
 
@@ -158,6 +110,6 @@ def register_configs():
     # only the YAML choices; each YAML file extends its schema with `/schema_<group>_<name>`.
     for name, schema in GAME_SCHEMAS.items():
         cs.store(name=f"schema_game_{name}", node=schema)
-    for name, schema in ALGO_SCHEMAS.items():
-        cs.store(name=f"schema_algo_{name}", node=schema)
+    for name in algorithms.names():
+        cs.store(name=f"schema_algo_{name}", node=algorithms.algorithm(name).config)
     cs.store(name="schema_scale", node=ScaleConfig)

@@ -6,16 +6,11 @@ from dataclasses import fields
 from omegaconf import OmegaConf
 
 from nmcs.games import GAMES, game_module
-from nmcs.harness.schema import ALGO_SCHEMAS, GAME_SCHEMAS, SCALES, Config
-from nmcs.search.engine import ALGORITHMS
-from nmcs.search.nested import MAX_LEVEL
+from nmcs.harness.schema import GAME_SCHEMAS, SCALES, Config
+from nmcs.search import registry as algorithms
+from nmcs.search.registry import ConfigError, Settings
 
-# The algorithms that stop on a budget (seconds and/or playouts); the others run to completion.
-BUDGETED_ALGORITHMS = ("iterative", "uct")
-
-
-class ConfigError(ValueError):
-    """An invalid configuration; the message is one line."""
+__all__ = ["ConfigError", "algo_config", "game_options", "settings", "validate"]
 
 
 def game_options(cfg):
@@ -39,15 +34,14 @@ def validate(cfg):
     if cfg.game.name not in GAMES:
         raise ConfigError(f"game: unknown game '{cfg.game.name}' (allowed: {', '.join(GAMES)})")
     _check_keys(cfg.game, GAME_SCHEMAS[cfg.game.name], "game.")
-    if cfg.algo.name not in ALGORITHMS:
+    if cfg.algo.name not in algorithms.names():
         raise ConfigError(
-            f"algo: unknown algorithm '{cfg.algo.name}' (allowed: {', '.join(ALGORITHMS)})"
+            f"algo: unknown algorithm '{cfg.algo.name}' (allowed: {', '.join(algorithms.names())})"
         )
-    _check_keys(cfg.algo, ALGO_SCHEMAS[cfg.algo.name], "algo.")
+    algo = algorithms.algorithm(cfg.algo.name)
+    _check_keys(cfg.algo, algo.config, "algo.")
     if cfg.scale.name not in SCALES:
         raise ConfigError(f"scale: unknown scale '{cfg.scale.name}' (allowed: {', '.join(SCALES)})")
-    if not 0 <= cfg.level <= MAX_LEVEL:
-        raise ConfigError(f"level = {cfg.level}: must be an integer from 0 to {MAX_LEVEL}")
     if cfg.n_searches < 1:
         raise ConfigError(f"n_searches = {cfg.n_searches}: must be at least 1")
     if cfg.seed < 0:
@@ -61,29 +55,27 @@ def validate(cfg):
         raise ConfigError(f"budget.seconds = {budget.seconds}: must be > 0 (or null for none)")
     if budget.playouts is not None and budget.playouts <= 0:
         raise ConfigError(f"budget.playouts = {budget.playouts}: must be > 0 (or null for none)")
-    budgeted = cfg.algo.name in BUDGETED_ALGORITHMS
-    has_budget = budget.seconds is not None or budget.playouts is not None
-    if budgeted and not has_budget:
-        raise ConfigError(
-            f"budget: algo={cfg.algo.name} needs budget.seconds and/or budget.playouts"
-        )
-    if has_budget and not budgeted:
-        # A budget that is silently ignored would label results with a limit they never had.
-        raise ConfigError(
-            f"budget: algo={cfg.algo.name} runs to completion and takes no budget "
-            f"(budgets are for algo={' or algo='.join(BUDGETED_ALGORITHMS)}; "
-            "set budget.seconds=null budget.playouts=null)"
-        )
-    if cfg.algo.name == "reflexive":
-        games = list(cfg.algo.games)
-        if not games or min(games) < 1 or (len(games) > 1 and len(games) != cfg.level):
-            raise ConfigError(
-                f"algo.games = {games}: one count >= 1 for every level, or {cfg.level} counts "
-                "(one per level from the ground up)"
-            )
-    if cfg.algo.name == "uct" and cfg.algo.c <= 0:
-        raise ConfigError(f"algo.c = {cfg.algo.c}: must be > 0")
+    try:
+        algorithms.check(algo, algo_config(cfg), settings(cfg), cfg.game.name)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
     try:
         return game_module(cfg.game.name).make_state(**game_options(cfg))
     except (ValueError, TypeError) as error:
         raise ConfigError(f"game ({cfg.game.name}): {error}") from None
+
+
+def settings(cfg):
+    """The cell's top-level search keys (level, memorize, budget; 0 = no budget)."""
+    return Settings(
+        int(cfg.level),
+        bool(cfg.memorize),
+        float(cfg.budget.seconds or 0.0),
+        int(cfg.budget.playouts or 0),
+    )
+
+
+def algo_config(cfg):
+    """The algorithm's config dataclass holding the cell's ``algo.*`` options."""
+    options = OmegaConf.to_container(cfg.algo, resolve=True)
+    return algorithms.algorithm(cfg.algo.name).config(**options)

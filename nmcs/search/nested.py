@@ -2,7 +2,8 @@
 
 ``build_nested(game)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
 
-- ``new_workspace(state0)``: the per-level buffers a search needs, allocated once per worker;
+- ``new_workspace(state0, stats)``: the per-level buffers a search needs, allocated once per
+  worker (a ``NestedWorkspace``; ``stats`` counts playouts and their moves);
 - ``nested(state, level, memorize, rng, ws, seq)``: level 0 is one playout (``sample``); level
   l >= 1 plays a whole game, trying every legal move at each step followed by a level l-1 search,
   and plays the move of the best one (ties broken uniformly at random). With ``memorize`` it keeps
@@ -38,10 +39,15 @@ Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, B = max branching, M = ma
     stats   int64[2]   playouts started, moves played in playouts (counted since allocation)
 """
 
+import functools
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
+from nmcs.search.registry import Algorithm, Settings, register
 from nmcs.search.rng import below
 
 MAX_LEVEL = 6
@@ -50,8 +56,21 @@ NO_TARGET = 2**62
 PLAYOUTS, PLAYOUT_MOVES = 0, 1
 
 
+class NestedWorkspace(NamedTuple):
+    """Per-worker buffers of a nested search (see the module docstring)."""
+
+    states: np.ndarray
+    moves: np.ndarray
+    seqs: np.ndarray
+    cont: np.ndarray
+    aux: np.ndarray
+    stats: np.ndarray
+
+
+@functools.cache
 def build_nested(game):
-    """Jitted nested search functions specialised to ``game``'s kernels."""
+    """Jitted nested search functions specialised to ``game``'s kernels (built once per game
+    and process: algo=nested and algo=iterative share them, and so their compilation)."""
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
@@ -66,7 +85,7 @@ def build_nested(game):
             return NO_TARGET
 
     @njit
-    def new_workspace(state0):
+    def new_workspace(state0, stats):
         n_levels = MAX_LEVEL + 1
         m = max_moves(state0) + 1
         states = np.empty((n_levels, state0.shape[0]), state0.dtype)
@@ -74,12 +93,11 @@ def build_nested(game):
         seqs = np.empty((n_levels, 2, m), np.int32)
         cont = np.empty(m, np.int32)
         aux = np.zeros(1, np.uint64)
-        stats = np.zeros(2, np.int64)
-        return states, moves, seqs, cont, aux, stats
+        return NestedWorkspace(states, moves, seqs, cont, aux, stats)
 
     @njit
     def sample(state, level, memorize, rng, ws, seq):
-        stats = ws[5]
+        stats = ws.stats
         n = playout(state, rng, seq, True)
         stats[PLAYOUTS] += 1
         stats[PLAYOUT_MOVES] += n
@@ -89,9 +107,11 @@ def build_nested(game):
     def level1(state, level, memorize, rng, ws, seq):
         if level < 1:
             return sample(state, level, memorize, rng, ws, seq)
-        states, moves, _, cont, aux, stats = ws
-        child = states[1]
-        legal = moves[1]
+        stats = ws.stats
+        cont = ws.cont
+        aux = ws.aux
+        child = ws.states[1]
+        legal = ws.moves[1]
         best = NO_SCORE
         played = 0
         pending = False  # the best sequence's tail is a playout not replayed yet
@@ -155,9 +175,9 @@ def build_nested(game):
         def level_k(state, level, memorize, rng, ws, seq):
             if level < k:
                 return lower(state, level, memorize, rng, ws, seq)
-            states, moves, seqs, _, _, _ = ws
-            child = states[k]
-            legal = moves[k]
+            seqs = ws.seqs
+            child = ws.states[k]
+            legal = ws.moves[k]
             best = NO_SCORE
             played = 0
             cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
@@ -233,7 +253,7 @@ def build_nested(game):
         sequence into seq and an improvement trace (seconds, playouts, score) into trace; returns
         (length of the best sequence, number of trace rows). A search that has started always
         finishes, so the budget can be overshot by one nested search."""
-        stats = ws[5]
+        stats = ws.stats
         clock = start_clock()
         best = NO_SCORE
         best_len = 0
@@ -257,3 +277,128 @@ def build_nested(game):
         return best_len, n_trace
 
     return new_workspace, nested, iterative
+
+
+# --- The registry records: algo=nested and algo=iterative -------------------------------------
+
+
+class NestedParams(NamedTuple):
+    level: int
+    memorize: bool
+
+
+class IterativeParams(NamedTuple):
+    level: int
+    memorize: bool
+    max_seconds: float  # 0: no limit of that kind
+    max_playouts: int
+
+
+class IterativeWorkspace(NamedTuple):
+    nested: NestedWorkspace
+    scratch_state: np.ndarray
+    scratch_seq: np.ndarray
+
+
+@dataclass
+class NestedConfig:
+    """``algo=nested``: NMCS of ``level`` (0 = one playout), ``memorize`` the best sequence."""
+
+    name: str = "nested"
+
+    def check(self, settings: Settings) -> None:
+        pass
+
+
+@dataclass
+class IterativeConfig:
+    """``algo=iterative``: nested searches repeated until ``budget.*`` is spent."""
+
+    name: str = "iterative"
+
+    def check(self, settings: Settings) -> None:
+        pass
+
+
+def nested_params(options, settings, kernels, state0):
+    return NestedParams(int(settings.level), bool(settings.memorize))
+
+
+def iterative_params(options, settings, kernels, state0):
+    return IterativeParams(
+        int(settings.level),
+        bool(settings.memorize),
+        float(settings.max_seconds),
+        int(settings.max_playouts),
+    )
+
+
+def build_nested_search(game):
+    """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``)."""
+    new_nested_workspace, nested, _ = build_nested(game)
+
+    @njit
+    def new_workspace(state0, params, stats):
+        return new_nested_workspace(state0, stats)
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        return nested(state, params.level, params.memorize, rng, ws, seq), 0
+
+    return new_workspace, run
+
+
+def build_iterative_search(game):
+    """``(new_workspace, run)`` of algo=iterative for the engine."""
+    new_nested_workspace, _, iterative = build_nested(game)
+    play = game.play
+
+    @njit
+    def new_workspace(state0, params, stats):
+        nws = new_nested_workspace(state0, stats)
+        # cont has max moves + 1 entries, the length of any move-sequence buffer.
+        return IterativeWorkspace(nws, np.empty_like(state0), np.empty_like(nws.cont))
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        length, n_trace = iterative(
+            state,
+            params.level,
+            params.memorize,
+            rng,
+            ws.nested,
+            seq,
+            ws.scratch_state,
+            ws.scratch_seq,
+            params.max_seconds,
+            params.max_playouts,
+            trace,
+        )
+        # The best score is the last trace entry; replay its sequence onto the position.
+        for j in range(length):
+            play(state, seq[j])
+        return length, n_trace
+
+    return new_workspace, run
+
+
+NESTED = register(
+    Algorithm(
+        name="nested",
+        config=NestedConfig,
+        params=nested_params,
+        build=build_nested_search,
+        max_level=MAX_LEVEL,
+    )
+)
+ITERATIVE = register(
+    Algorithm(
+        name="iterative",
+        config=IterativeConfig,
+        params=iterative_params,
+        build=build_iterative_search,
+        needs_budget=True,
+        writes_trace=True,
+        max_level=MAX_LEVEL,
+    )
+)

@@ -59,11 +59,15 @@ Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, M = max moves + 1, B = ma
     stats   int64[2]   shared with the engine: playouts started, moves played in playouts
 """
 
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from nmcs.search.anytime import copy_into
 from nmcs.search.nested import MAX_LEVEL, NO_SCORE, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.registry import Algorithm, Settings, register
 
 # Rows of the frames array.
 F_PLAYED, F_MEMO_END, F_BEST, F_GAMES, F_BEST_LEN, F_CUR, F_IMPROVED = 0, 1, 2, 3, 4, 5, 6
@@ -148,7 +152,7 @@ def build_reflexive(game):
     @njit
     def reflexive(state, level, games, rng, ws, seq):
         if level <= 0:
-            stats = ws[6]
+            stats = ws[6]  # the workspace tuple's last entry (see the module docstring)
             n = playout(state, rng, seq, True)
             stats[PLAYOUTS] += 1
             stats[PLAYOUT_MOVES] += n
@@ -193,3 +197,74 @@ def build_reflexive(game):
                 l += 1
 
     return new_workspace, reflexive
+
+
+# --- The registry record: algo=reflexive -------------------------------------------------------
+
+
+class ReflexiveParams(NamedTuple):
+    level: int
+    games: np.ndarray  # int64[MAX_LEVEL]: games[l - 1] level-(l-1) games per step of level l
+
+
+@dataclass
+class ReflexiveConfig:
+    """``algo=reflexive``: ``games[l-1]`` level-(l-1) games per step of a level-l game, from the
+    ground up (a single value applies to every level); the Python API calls it ``games`` too
+    and also takes an int."""
+
+    name: str = "reflexive"
+    games: list[int] | None = field(default_factory=lambda: [100, 1000])
+
+    def check(self, settings: Settings) -> None:
+        reflexive_games(settings.level, self.games)
+
+
+def reflexive_games(level, games):
+    """The MAX_LEVEL games-per-step slots of a level-``level`` search (unused levels get 0);
+    ValueError naming ``algo.games`` if ``games`` does not fit the level."""
+    if games is None:
+        if level == 0:
+            return [0] * MAX_LEVEL
+        raise ValueError("algo.games = null: algo=reflexive needs one count per level")
+    counts = [int(games)] if np.ndim(games) == 0 else [int(g) for g in games]
+    if not counts or min(counts) < 1 or (len(counts) > 1 and len(counts) != level):
+        raise ValueError(
+            f"algo.games = {counts}: one count >= 1 for every level, or {level} counts "
+            "(one per level from the ground up)"
+        )
+    if len(counts) == 1:
+        counts = counts * level
+    counts = counts[:level]
+    return counts + [0] * (MAX_LEVEL - len(counts))
+
+
+def reflexive_params(options, settings, kernels, state0):
+    games = np.array(reflexive_games(settings.level, options.games), np.int64)
+    return ReflexiveParams(int(settings.level), games)
+
+
+def build_reflexive_search(game):
+    """``(new_workspace, run)`` of algo=reflexive for the engine (``nmcs.search.engine``)."""
+    new_reflexive_workspace, reflexive = build_reflexive(game)
+
+    @njit
+    def new_workspace(state0, params, stats):
+        return new_reflexive_workspace(state0, stats)
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        return reflexive(state, params.level, params.games, rng, ws, seq), 0
+
+    return new_workspace, run
+
+
+REFLEXIVE = register(
+    Algorithm(
+        name="reflexive",
+        config=ReflexiveConfig,
+        params=reflexive_params,
+        build=build_reflexive_search,
+        max_level=MAX_LEVEL,
+    )
+)

@@ -54,11 +54,15 @@ Workspace (a tuple; N nodes, E edges, S state size, B max branching, M max moves
     stats      int64[2]    shared with the engine: playouts started, moves played in playouts
 """
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
-from nmcs.search.nested import NO_SCORE, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.nested import MAX_LEVEL, NO_SCORE, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.registry import Algorithm, Settings, register
 from nmcs.search.rng import below
 
 UNEXPANDED = -1
@@ -240,3 +244,88 @@ def build_uct(game):
         return best_len, n_trace
 
     return new_workspace, uct
+
+
+# --- The registry record: algo=uct -------------------------------------------------------------
+
+# Tree size of a UCT search limited only by seconds, when nodes is not given.
+UCT_DEFAULT_NODES = 1_000_000
+
+
+class UctParams(NamedTuple):
+    c: float
+    max_seconds: float  # 0: no limit of that kind
+    max_playouts: int
+    nodes: int  # capacities of the node and edge pools (allocated once per worker)
+    edges: int
+
+
+@dataclass
+class UctConfig:
+    """``algo=uct``: UCT from the root with constant ``c``; the number of simulations is
+    ``budget.playouts`` and/or ``budget.seconds``. ``nodes``/``edges``: tree capacity per
+    worker, 0 = automatic. The Python API names them ``uct_c``, ``uct_nodes``, ``uct_edges``
+    (as the ``algo_options`` result column does)."""
+
+    name: str = "uct"
+    c: float = DEFAULT_C
+    nodes: int = 0
+    edges: int = 0
+
+    # Python API (and algo_options column) names of the fields.
+    API_NAMES = {"c": "uct_c", "nodes": "uct_nodes", "edges": "uct_edges"}
+
+    def check(self, settings: Settings) -> None:
+        if not self.c > 0:
+            raise ValueError(f"algo.c = {self.c}: must be > 0")
+        if self.nodes < 0 or self.edges < 0:
+            raise ValueError("algo.nodes and algo.edges must be >= 0 (0 = automatic)")
+
+
+def uct_params(options, settings, kernels, state0):
+    nodes, edges = int(options.nodes), int(options.edges)
+    if nodes == 0:
+        nodes = settings.max_playouts + 1 if settings.max_playouts > 0 else UCT_DEFAULT_NODES
+    if edges == 0:
+        edges = nodes * min(int(kernels.max_branching(state0)), 32)
+    return UctParams(
+        float(options.c),
+        float(settings.max_seconds),
+        int(settings.max_playouts),
+        int(nodes),
+        int(edges),
+    )
+
+
+def build_uct_search(game):
+    """``(new_workspace, run)`` of algo=uct for the engine (``nmcs.search.engine``)."""
+    new_uct_workspace, uct = build_uct(game)
+    play = game.play
+
+    @njit
+    def new_workspace(state0, params, stats):
+        return new_uct_workspace(state0, params.nodes, params.edges, stats)
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        length, n_trace = uct(
+            state, params.c, rng, ws, seq, params.max_seconds, params.max_playouts, trace
+        )
+        for j in range(length):
+            play(state, seq[j])
+        return length, n_trace
+
+    return new_workspace, run
+
+
+UCT = register(
+    Algorithm(
+        name="uct",
+        config=UctConfig,
+        params=uct_params,
+        build=build_uct_search,
+        needs_budget=True,
+        writes_trace=True,
+        max_level=MAX_LEVEL,
+    )
+)

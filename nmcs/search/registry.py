@@ -1,0 +1,142 @@
+"""The algorithm registry: one record per search algorithm, the only place the harness, the
+validation, the packing of engine parameters and the compiled engine learn about algorithms.
+
+A search module registers its algorithms at its bottom (``register(Algorithm(...))``); this
+module imports the built-in search modules on first use, and any module named in the
+``NMCS_PLUGINS`` environment variable (comma-separated), so an algorithm written outside the
+package is found the same way. Adding an algorithm = one search module + ``conf/algo/NAME.yaml``.
+
+A record says::
+
+    name          the value of ``algo=`` (and of the ``algo`` result column)
+    config        a dataclass: the Hydra schema of ``conf/algo/NAME.yaml`` (its fields are the
+                  ``algo.*`` keys, ``name`` first) and, by its ``check(settings)`` method, the
+                  range checks of its own options (raise ValueError naming the key)
+    params        (options, settings, kernels, state0) -> the engine parameters, a NamedTuple
+                  of scalars and arrays that the algorithm's jitted ``run`` reads by name
+    build         game kernels -> (new_workspace(state0, params, stats),
+                  run(state, params, rng, ws, seq, trace) -> (length, trace rows)); ``run``
+                  plays on ``state`` (a copy of the initial position) so that it ends on the
+                  returned game, writes the moves into ``seq`` and counts its playouts in
+                  ``stats`` (int64[2]: playouts, playout moves)
+    needs_budget  True: needs ``budget.seconds`` and/or ``budget.playouts``; False: runs to
+                  completion and refuses a budget
+    writes_trace  True: returns an anytime trace (seconds, playouts, best score) per search
+    games         the games it accepts (None: every game)
+    max_level     the largest ``level`` it takes
+
+``settings`` (``Settings``) are the top-level keys every algorithm may read: level, memorize
+and the budget.
+
+Numba and names: engine parameters and workspaces are ``typing.NamedTuple`` classes defined at
+module level; numba passes them to and builds them in ``@njit(cache=True)`` code and caches
+them on disk (checked with numba 0.68: a NamedTuple argument and a NamedTuple built inside a
+prange loop both load from the cache in a new process). Two things do not work: a NamedTuple
+class defined inside a function (numba cannot pickle its type into the cache index), and
+fields whose Python type changes between calls (``level`` given once as int and once as float
+compiles a second specialization), so ``params`` functions cast every field.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any, NamedTuple
+
+BUILTIN_MODULES = ("nmcs.search.nested", "nmcs.search.reflexive", "nmcs.search.uct")
+PLUGINS_ENV = "NMCS_PLUGINS"
+
+
+class Settings(NamedTuple):
+    """The top-level search keys of a cell (``level``, ``memorize``, ``budget.*``); a budget
+    of 0 means none of that kind."""
+
+    level: int = 1
+    memorize: bool = True
+    max_seconds: float = 0.0
+    max_playouts: int = 0
+
+    @property
+    def has_budget(self) -> bool:
+        return self.max_seconds > 0 or self.max_playouts > 0
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One search algorithm (see the module docstring)."""
+
+    name: str
+    config: type
+    params: Callable[[Any, Settings, Any, Any], tuple]
+    build: Callable[[Any], tuple]
+    needs_budget: bool = False
+    writes_trace: bool = False
+    games: tuple[str, ...] | None = None
+    max_level: int = 6
+
+    def option_names(self) -> list[str]:
+        """The ``algo.*`` keys (the config's fields without ``name``)."""
+        return [f.name for f in fields(self.config) if f.name != "name"]
+
+
+_ALGORITHMS: dict[str, Algorithm] = {}
+_loaded = False
+
+
+def register(algorithm: Algorithm) -> Algorithm:
+    """Add (or replace) an algorithm; returns it, so a module can keep the record."""
+    _ALGORITHMS[algorithm.name] = algorithm
+    return algorithm
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+    for module in filter(None, os.environ.get(PLUGINS_ENV, "").split(",")):
+        importlib.import_module(module.strip())
+
+
+def names() -> list[str]:
+    """The registered algorithms, in registration order."""
+    _load()
+    return list(_ALGORITHMS)
+
+
+def algorithm(name: str) -> Algorithm:
+    """The record of algorithm ``name``; ValueError listing the choices if there is none."""
+    _load()
+    if name not in _ALGORITHMS:
+        raise ValueError(f"unknown algo '{name}' (allowed: {', '.join(_ALGORITHMS)})")
+    return _ALGORITHMS[name]
+
+
+def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = None) -> None:
+    """The checks every algorithm shares (level, budget, game), then the algorithm's own;
+    raises ValueError with one line naming the key."""
+    if not 0 <= settings.level <= algo.max_level:
+        raise ValueError(f"level = {settings.level}: must be an integer from 0 to {algo.max_level}")
+    if algo.needs_budget and not settings.has_budget:
+        raise ValueError(f"budget: algo={algo.name} needs budget.seconds and/or budget.playouts")
+    if settings.has_budget and not algo.needs_budget:
+        # A budget that is silently ignored would label results with a limit they never had.
+        budgeted = [a.name for a in _ALGORITHMS.values() if a.needs_budget]
+        raise ValueError(
+            f"budget: algo={algo.name} runs to completion and takes no budget "
+            f"(budgets are for algo={' or algo='.join(budgeted)}; "
+            "set budget.seconds=null budget.playouts=null)"
+        )
+    if game is not None and algo.games is not None and game not in algo.games:
+        raise ValueError(
+            f"algo={algo.name} is for game={' or game='.join(algo.games)}, not game={game}"
+        )
+    options.check(settings)
+
+
+class ConfigError(ValueError):
+    """An invalid configuration or search argument; the message is one line."""
