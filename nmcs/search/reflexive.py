@@ -228,7 +228,11 @@ def reflexive_games(level, games):
             return [0] * MAX_LEVEL
         raise ValueError("algo.games = null: algo=reflexive needs one count per level")
     counts = [int(games)] if np.ndim(games) == 0 else [int(g) for g in games]
-    if not counts or min(counts) < 1 or (len(counts) > 1 and len(counts) != level):
+    if (
+        (not counts and level > 0)
+        or min(counts, default=1) < 1
+        or (len(counts) > 1 and len(counts) != level)
+    ):
         raise ValueError(
             f"algo.games = {counts}: one count >= 1 for every level, or {level} counts "
             "(one per level from the ground up)"
