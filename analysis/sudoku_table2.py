@@ -31,7 +31,7 @@ import pandas as pd
 import yaml
 
 from nmcs.games import sudoku as S
-from nmcs.games import sudoku_io as IO
+from nmcs.games.sudoku import io as IO
 from nmcs.harness.sudoku_solve import solve
 
 PAPER = Path(__file__).resolve().parent / "paper_values" / "sudoku.yaml"

@@ -8,7 +8,7 @@ Columns: problems solved, searches, playouts (machine-independent), engine secon
 own time, up to the solving one: the paper's sequential time), CPU seconds and wall seconds of
 the whole loop (Python overhead included; on a shared machine wall time includes waiting for the
 CPU, so CPU time is the fairer "one core" figure). Every solution is verified with
-``sudoku_io.check_solution``. Compilation is done before timing.
+``nmcs.games.sudoku.io.check_solution``. Compilation is done before timing.
 """
 
 import argparse
@@ -18,7 +18,7 @@ import time
 import numba
 
 from nmcs.games import sudoku as S
-from nmcs.games import sudoku_io as IO
+from nmcs.games.sudoku import io as IO
 from nmcs.harness.sudoku_solve import solve
 
 METHODS = {

@@ -5,7 +5,7 @@ on them."""
 import numpy as np
 import pytest
 
-from nmcs.games import GAMES, game_module
+from nmcs.games import registry
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.search.rng import new_rng
 
@@ -21,14 +21,36 @@ def replay(game, state0, moves):
     return state
 
 
-@pytest.fixture(params=GAMES)
+class GameUnderTest:
+    """A game's kernels plus the record's ``make_state`` and small position."""
+
+    def __init__(self, record):
+        self.record = record
+        self.NAME = record.name
+        self.make_state = record.make_state
+
+    def __getattr__(self, name):
+        return getattr(self.record.kernels, name)
+
+
+@pytest.fixture(params=registry.names())
 def game(request):
-    return game_module(request.param)
+    return GameUnderTest(registry.game(request.param))
 
 
 def small_state(game):
-    """A position small enough for level-2 searches in a test (the game's SMALL_OPTIONS)."""
-    return game.make_state(**getattr(game, "SMALL_OPTIONS", {}))
+    """A position small enough for level-2 searches in a test (the record's small_options)."""
+    return game.make_state(**game.record.small_options)
+
+
+def test_registry_records_are_consistent(game):
+    record = game.record
+    assert record.kernels.NAME == record.name
+    defaults = record.options()
+    assert defaults.name == record.name
+    defaults.check()  # the defaults (the YAML's) are valid
+    options = {k: getattr(defaults, k) for k in record.option_names()}
+    np.testing.assert_array_equal(record.make_state(**options), record.make_state())
 
 
 def test_state_and_bounds(game):

@@ -64,11 +64,11 @@ def cases():
 
 
 def run_case(game_key, kwargs):
-    from nmcs.games import game_module
+    from nmcs.games.registry import game as game_record
     from nmcs.harness.batch import search_batch, search_seeds
 
     game = game_key.split("_")[0]
-    state0 = game_module(game).make_state(**GAMES[game_key])
+    state0 = game_record(game).make_state(**GAMES[game_key])
     res = search_batch(game, state0, search_seeds(11, 0, N_SEARCHES), workers=1, **kwargs)
     return [
         {

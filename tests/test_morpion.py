@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from nmcs.games import morpion as M
-from nmcs.games.morpion_psol import psol_text, read_psol, replay_psol, write_psol
+from nmcs.games.morpion.psol import psol_text, read_psol, replay_psol, write_psol
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.search.rng import new_rng
 
@@ -316,7 +316,7 @@ def test_level1_search_replays_to_its_score(variant, policy):
 
 
 def test_draw_png_and_svg(tmp_path):
-    from nmcs.games.morpion_draw import save_game
+    from nmcs.games.morpion.draw import save_game
 
     _, moves = read_psol(RECORD_5D, variant="5D")
     files = save_game(moves, tmp_path / "r82", title="82")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from nmcs.games import samegame as sg
-from nmcs.games import samegame_io as sio
+from nmcs.games.samegame import io as sio
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.search.rng import new_rng
 
@@ -478,7 +478,7 @@ def test_level1_search_replays_to_its_score():
 
 
 def test_pictures(tmp_path):
-    from nmcs.games import samegame_draw as draw
+    from nmcs.games.samegame import draw
 
     s0 = sg.state_from_grid(board(TABU_BOARD), colors=3)
     moves = np.empty(sg.max_moves(s0) + 1, np.int32)

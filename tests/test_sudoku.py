@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from nmcs.games import sudoku as S
-from nmcs.games import sudoku_io as IO
-from nmcs.games.sudoku_fc import solve_fc
+from nmcs.games.sudoku import io as IO
+from nmcs.games.sudoku.fc import solve_fc
 from nmcs.harness.sudoku_solve import solve
 from nmcs.search.rng import new_rng
 

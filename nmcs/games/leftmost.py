@@ -19,10 +19,14 @@ the bottom of the tree, so every playout from depth-d remaining has d moves).
 Playout: uniform random moves, 64 per random word (bit set = left), as in ``leftmove``.
 """
 
+import sys
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
 from nmcs.games._bits import low_mask, trailing_ones
+from nmcs.games.registry import Game, checked_options, register
 from nmcs.search.rng import next_u64
 
 NAME = "leftmost"
@@ -33,8 +37,7 @@ MAX_DEPTH = 1000
 
 def make_state(depth=60):
     """Root of a tree of the given depth."""
-    if not 1 <= depth <= MAX_DEPTH:
-        raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {depth}")
+    checked_options(LeftmostOptions, {"depth": depth})
     return np.array([depth, 0, 0, 1], dtype=np.int64)
 
 
@@ -94,3 +97,26 @@ def playout(state, rng, moves, record):
 def describe(state0, moves):
     """Moves as a string of L and R."""
     return "".join("L" if m == LEFT else "R" for m in moves)
+
+
+@dataclass
+class LeftmostOptions:
+    """``game=leftmost`` options (``conf/game/leftmost.yaml``)."""
+
+    name: str = "leftmost"
+    depth: int = 60
+
+    def check(self) -> None:
+        if not 1 <= self.depth <= MAX_DEPTH:
+            raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {self.depth}")
+
+
+GAME = register(
+    Game(
+        name="leftmost",
+        options=LeftmostOptions,
+        kernels=sys.modules[__name__],
+        make_state=make_state,
+        describe=describe,
+    )
+)

@@ -18,10 +18,14 @@ so a playout of d moves costs ceil(d / 64) draws and a popcount; moves are writt
 ``record`` is true (the search replays a playout when it needs its moves).
 """
 
+import sys
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
 from nmcs.games._bits import low_mask, popcount64
+from nmcs.games.registry import Game, checked_options, register
 from nmcs.search.rng import next_u64
 
 NAME = "leftmove"
@@ -32,8 +36,7 @@ MAX_DEPTH = 1000
 
 def make_state(depth=60):
     """Root of a tree of the given depth."""
-    if not 1 <= depth <= MAX_DEPTH:
-        raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {depth}")
+    checked_options(LeftmoveOptions, {"depth": depth})
     return np.array([depth, 0, 0], dtype=np.int64)
 
 
@@ -89,3 +92,26 @@ def playout(state, rng, moves, record):
 def describe(state0, moves):
     """Moves as a string of L and R."""
     return "".join("L" if m == LEFT else "R" for m in moves)
+
+
+@dataclass
+class LeftmoveOptions:
+    """``game=leftmove`` options (``conf/game/leftmove.yaml``)."""
+
+    name: str = "leftmove"
+    depth: int = 60
+
+    def check(self) -> None:
+        if not 1 <= self.depth <= MAX_DEPTH:
+            raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {self.depth}")
+
+
+GAME = register(
+    Game(
+        name="leftmove",
+        options=LeftmoveOptions,
+        kernels=sys.modules[__name__],
+        make_state=make_state,
+        describe=describe,
+    )
+)

@@ -34,7 +34,7 @@ import pandas as pd
 from omegaconf import OmegaConf
 from tqdm.auto import tqdm
 
-from nmcs.games import game_module
+from nmcs.games.registry import game as game_record
 from nmcs.harness.batch import algo_options_string, api_options, search_batch, seeds_for
 from nmcs.harness.provenance import now_iso, provenance
 from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
@@ -285,14 +285,14 @@ def save_best_game(cfg, state0, results, out_dir):
     themselves (an optional ``save_game(state0, moves, path_stem)`` in the game module), as
     pictures and game files next to it."""
     best = results.loc[results["score"].idxmax()]
-    game = game_module(cfg.game.name)
+    game = game_record(cfg.game.name)
     moves = np.asarray(best["moves"], dtype=np.int32)
     text = (
         f"game {cfg.game.name}, score {best['score']}, {len(moves)} moves, search "
         f"{best['search']} (seed {best['search_seed']})\n{game.describe(state0, moves)}\n"
     )
     atomic_write_bytes(out_dir / "best_game.txt", text.encode())
-    if hasattr(game, "save_game"):
+    if game.save_game is not None:
         game.save_game(state0, moves, out_dir / "best_game")
 
 

@@ -6,7 +6,8 @@ type is refused before anything runs. Range checks that types cannot express liv
 
 Config groups and their schemas::
 
-    game/<name>.yaml   -> GAME_SCHEMAS[name]   (options of one game; stored as schema_game_<name>)
+    game/<name>.yaml   -> the options dataclass of the game's registry record
+                          (nmcs.games.registry; schema_game_<name>)
     algo/<name>.yaml   -> the config dataclass of the algorithm's registry record
                           (nmcs.search.registry; schema_algo_<name>)
     scale/<name>.yaml  -> ScaleConfig          (quick | paper; schema_scale)
@@ -19,57 +20,10 @@ from typing import Any
 from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
+from nmcs.games import registry as games
 from nmcs.search import registry as algorithms
 
 SCALES = ("quick", "paper")
-
-
-@dataclass
-class LeftmoveGame:
-    name: str = "leftmove"
-    depth: int = 60
-
-
-@dataclass
-class LeftmostGame:
-    name: str = "leftmost"
-    depth: int = 60
-
-
-@dataclass
-class MorpionGame:
-    name: str = "morpion"
-    variant: str = "5D"
-    policy: str = "random"
-
-
-@dataclass
-class SameGameGame:
-    name: str = "samegame"
-    instance: int | None = 0
-    width: int = 15
-    height: int = 15
-    colors: int = 5
-    board_seed: int = 0
-    policy: str = "tabu"
-
-
-@dataclass
-class SudokuGame:
-    name: str = "sudoku"
-    n: int = 4
-    problem: int | None = 0
-    empty_fraction: float = 0.66
-    problem_seed: int = 0
-
-
-GAME_SCHEMAS = {
-    "leftmove": LeftmoveGame,
-    "leftmost": LeftmostGame,
-    "morpion": MorpionGame,
-    "samegame": SameGameGame,
-    "sudoku": SudokuGame,
-}
 
 
 @dataclass
@@ -108,8 +62,8 @@ def register_configs():
     cs.store(name="config_schema", node=Config)
     # Stored outside the game/algo/scale groups so that `--help` and typos' suggestions list
     # only the YAML choices; each YAML file extends its schema with `/schema_<group>_<name>`.
-    for name, schema in GAME_SCHEMAS.items():
-        cs.store(name=f"schema_game_{name}", node=schema)
+    for name in games.names():
+        cs.store(name=f"schema_game_{name}", node=games.game(name).options)
     for name in algorithms.names():
         cs.store(name=f"schema_algo_{name}", node=algorithms.algorithm(name).config)
     cs.store(name="schema_scale", node=ScaleConfig)

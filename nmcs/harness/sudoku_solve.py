@@ -4,7 +4,7 @@
   repeated until a playout assigns every cell;
 - ``method="nested"``: NMCS of ``level`` (with or without ``memorize``) "restarted at the same
   level until a solution is found" (NMCS paper, 5.3);
-- ``method="fc"``: forward checking (``nmcs.games.sudoku_fc``), for one interface to all rows of
+- ``method="fc"``: forward checking (``nmcs.games.sudoku.fc``), for one interface to all rows of
   Table 2.
 
 Searches run through the shared engine (``nmcs.harness.batch.search_batch``). Search i of a
@@ -76,7 +76,7 @@ def solve(
         raise ValueError(f"unknown method '{method}' (allowed: {', '.join(METHODS)})")
     t0 = time.perf_counter()
     if method == "fc":
-        from nmcs.games.sudoku_fc import solve_fc
+        from nmcs.games.sudoku.fc import solve_fc
 
         fc_seed = search_seeds(seed, 0, 1)[0]
         solved, nodes, seconds, grid = solve_fc(state0, fc_seed, max_seconds, max_playouts)

@@ -5,8 +5,8 @@ from dataclasses import fields
 
 from omegaconf import OmegaConf
 
-from nmcs.games import GAMES, game_module
-from nmcs.harness.schema import GAME_SCHEMAS, SCALES, Config
+from nmcs.games import registry as games
+from nmcs.harness.schema import SCALES, Config
 from nmcs.search import registry as algorithms
 from nmcs.search.registry import ConfigError, Settings
 
@@ -31,9 +31,12 @@ def _check_keys(node, schema, where):
 def validate(cfg):
     """Raise ConfigError for the first invalid value of ``cfg``; return the initial state."""
     _check_keys(cfg, Config, "")
-    if cfg.game.name not in GAMES:
-        raise ConfigError(f"game: unknown game '{cfg.game.name}' (allowed: {', '.join(GAMES)})")
-    _check_keys(cfg.game, GAME_SCHEMAS[cfg.game.name], "game.")
+    if cfg.game.name not in games.names():
+        raise ConfigError(
+            f"game: unknown game '{cfg.game.name}' (allowed: {', '.join(games.names())})"
+        )
+    game = games.game(cfg.game.name)
+    _check_keys(cfg.game, game.options, "game.")
     if cfg.algo.name not in algorithms.names():
         raise ConfigError(
             f"algo: unknown algorithm '{cfg.algo.name}' (allowed: {', '.join(algorithms.names())})"
@@ -60,7 +63,7 @@ def validate(cfg):
     except ValueError as error:
         raise ConfigError(str(error)) from None
     try:
-        return game_module(cfg.game.name).make_state(**game_options(cfg))
+        return game.make_state(**game_options(cfg))
     except (ValueError, TypeError) as error:
         raise ConfigError(f"game ({cfg.game.name}): {error}") from None
 

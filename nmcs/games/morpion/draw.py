@@ -1,7 +1,7 @@
 """Pictures of Morpion Solitaire games in the style of Fig 7 of the NMCS paper: a grid, the
 starting cross as filled dots, every line drawn, and each new dot numbered by its move.
 
-    from nmcs.games.morpion_draw import draw_game
+    from nmcs.games.morpion.draw import draw_game
     draw_game(moves, "outputs/best")          # writes best.png and best.svg
     save_game(moves, "outputs/best")          # best.psol, best.png and best.svg
 
@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from nmcs.games import morpion as M  # noqa: E402
+from nmcs.games.morpion import rules as M  # noqa: E402
 
 
 def draw_game(moves, path, title=None, formats=("png", "svg"), dpi=150):
@@ -64,7 +64,7 @@ def draw_game(moves, path, title=None, formats=("png", "svg"), dpi=150):
 
 def save_game(moves, path, title=None):
     """Save a game as ``path`` + ``.psol`` (Pentasol), ``.png`` and ``.svg``; returns the files."""
-    from nmcs.games.morpion_psol import write_psol
+    from nmcs.games.morpion.psol import write_psol
 
     psol = Path(path).with_suffix(".psol")
     psol.parent.mkdir(parents=True, exist_ok=True)

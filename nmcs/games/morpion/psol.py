@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from nmcs.games import morpion as M
+from nmcs.games.morpion import rules as M
 
 DEFAULT_REF = (28, 28)
 _REF = re.compile(r"^\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)$")

@@ -18,15 +18,17 @@ starting with ``#`` are ignored. For 9x9 this is the common one-line 81-characte
 
 Stored set: problem i of the 100 is ``generate(4, 0.66, STORED_SEED + i)``; the header of the
 file records this and ``tests/test_sudoku.py`` regenerates the file and compares it byte for
-byte. Regenerate with ``python -m nmcs.games.sudoku_io``.
+byte. Regenerate with ``python -m nmcs.games.sudoku.io``.
 """
 
 from pathlib import Path
 
 import numpy as np
 
+from nmcs.games.sudoku.rules import state_from_grid
+
 SYMBOLS = "123456789ABCDEFG"
-STORED_PATH = Path(__file__).resolve().parent.parent / "data" / "sudoku16_66pct_100.txt"
+STORED_PATH = Path(__file__).resolve().parents[2] / "data" / "sudoku16_66pct_100.txt"
 STORED_SEED = 2009
 STORED_COUNT = 100
 STORED_EMPTY_FRACTION = 0.66
@@ -141,7 +143,6 @@ def read_problems(path_or_text, check=True):
 
     With ``check`` each problem is also built into a game state, so givens that contradict each
     other raise ValueError naming the line, row and column."""
-    from nmcs.games.sudoku import state_from_grid
 
     if isinstance(path_or_text, Path) or (
         isinstance(path_or_text, str) and "\n" not in path_or_text and Path(path_or_text).is_file()
@@ -167,7 +168,7 @@ def stored_text(count=STORED_COUNT, seed=STORED_SEED, empty_fraction=STORED_EMPT
     """The exact text of the stored set (regenerated from the generator)."""
     lines = [
         "# nmcs 16x16 Sudoku problems, one per line, row by row: 1-9 A-G = 1-16, '.' = empty",
-        f"# problem i (0-based) = nmcs.games.sudoku_io.generate(n=4, "
+        f"# problem i (0-based) = nmcs.games.sudoku.io.generate(n=4, "
         f"empty_fraction={empty_fraction}, seed={seed} + i); {count} problems",
     ]
     for i in range(count):

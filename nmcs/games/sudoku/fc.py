@@ -17,7 +17,7 @@ per call, so the loop itself does not allocate.
 import numpy as np
 from numba import njit
 
-from nmcs.games import sudoku as game
+from nmcs.games.sudoku import rules as game
 from nmcs.search.clock import now
 from nmcs.search.rng import below
 

@@ -51,7 +51,7 @@ Move encoding (int32)::
       y 2:   . . . . * . .  <- new dot, k = 2
       y 3:   . . . o . . .
       y 4:   . . o . . . .  <- first cell, w = (255 + 2 + 4) * 64 + 2, cell = 2 * 64 + 4
-    Pentasol writes this move with k = 0 (its k is 2 - ours, see nmcs.games.morpion_psol).
+    Pentasol writes this move with k = 0 (its k is 2 - ours, see nmcs.games.morpion.psol).
 
 State layout (int64)::
 
@@ -522,19 +522,3 @@ def _playout_mobility(state, rng, moves, record):
             moves[played] = choice
         _play(state, choice)
         played += 1
-
-
-def describe(state0, moves):
-    """Moves in Pentasol notation, one per line after the reference point."""
-    from nmcs.games.morpion_psol import psol_text
-
-    return psol_text(moves)
-
-
-def save_game(state0, moves, path_stem):
-    """Write a game as ``path_stem`` + ``.psol``, ``.png`` and ``.svg`` (called by the harness for
-    the best game of a cell); returns the files written."""
-    from nmcs.games.morpion_draw import save_game as save
-
-    variant = VARIANTS[int(state0[VARIANT])]
-    return save(moves, path_stem, title=f"Morpion {variant}, {len(moves)} moves")

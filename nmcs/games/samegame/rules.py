@@ -116,44 +116,6 @@ def state_from_grid(grid, colors=None, policy="tabu"):
     return state
 
 
-def make_state(instance=0, width=15, height=15, colors=5, board_seed=0, policy="tabu"):
-    """Initial state: position ``instance`` (0..19) of the standard test set (15x15, 5 colours),
-    or, with ``instance=None``, a uniformly random ``width`` x ``height`` board with ``colors``
-    colours drawn from ``board_seed``. ``policy`` is the playout policy: tabu | random."""
-    from nmcs.games import samegame_io
-
-    if policy not in POLICIES:
-        raise ValueError(f"game.policy must be one of {', '.join(POLICIES)}, got '{policy}'")
-    # Ranges first, so that the suggestion below never proposes a board that fails again.
-    for key, value, top in (("width", width, MAX_SIDE), ("height", height, MAX_SIDE)):
-        if not 1 <= value <= top:
-            raise ValueError(f"game.{key} must be 1..{top}, got {value}")
-    if not 1 <= colors <= MAX_COLORS:
-        raise ValueError(f"game.colors must be 1..{MAX_COLORS}, got {colors}")
-    if instance is not None:
-        if (width, height, colors) != (15, 15, 5):
-            raise ValueError(
-                f"game.instance={instance} is a 15x15 board with 5 colours; set game.instance=null "
-                f"for a random {width}x{height} board with {colors} colours"
-            )
-        grid = samegame_io.standard_board(instance)
-    else:
-        grid = samegame_io.random_board(board_seed, width, height, colors)
-    return state_from_grid(grid, colors=colors, policy=policy)
-
-
-def save_game(state0, moves, path_stem):
-    """Write a game as ``path_stem`` + ``.png`` (every move, the removed group outlined) and
-    ``.gif`` (one frame per move); called by the harness for the best game of a cell."""
-    from nmcs.games.samegame_draw import save_game_gif, save_game_strip
-
-    stem = str(path_stem)
-    return [
-        save_game_strip(state0, moves, stem + ".png"),
-        save_game_gif(state0, moves, stem + ".gif"),
-    ]
-
-
 def to_grid(state):
     """The board as an H x W array of colours (-1 = empty), row 0 = TOP row."""
     w, h, k = int(state[WIDTH]), int(state[HEIGHT]), int(state[COLORS])

@@ -1,6 +1,6 @@
 """Pictures of SameGame boards and games (matplotlib, Agg backend).
 
-    from nmcs.games import samegame as sg, samegame_draw as draw
+    from nmcs.games.samegame import draw, rules as sg
     draw.save_board(sg.make_state(3), "board3.png")
     draw.save_game_strip(state0, moves, "game.png")     # one small board per move
     draw.save_game_gif(state0, moves, "game.gif")       # the same as an animation (Pillow)
@@ -20,8 +20,8 @@ import numpy as np  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from nmcs.games import samegame as sg  # noqa: E402
-from nmcs.games import samegame_io as sio  # noqa: E402
+from nmcs.games.samegame import io as sio  # noqa: E402
+from nmcs.games.samegame import rules as sg  # noqa: E402
 
 # Colour-blind-safe palette (Okabe-Ito); index 0 is the empty cell.
 PALETTE = [

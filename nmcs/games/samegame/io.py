@@ -19,13 +19,16 @@ from pathlib import Path
 
 import numpy as np
 
+from nmcs.games.samegame import rules as sg
+from nmcs.games.samegame.rules import MAX_COLORS, MAX_SIDE
+
 STANDARD_FILE = "standard_testset_20.txt"
 STANDARD_MD5 = "de26499403bcafff9f1cbe4f8687ec70"
 STANDARD_SHAPE = (15, 15)
 STANDARD_COLORS = 5
 STANDARD_COUNT = 20
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PACKAGED = Path(__file__).resolve().parents[1] / "data" / "samegame_standard_testset_20.txt"
+REPO_ROOT = Path(__file__).resolve().parents[3]
+PACKAGED = Path(__file__).resolve().parents[2] / "data" / "samegame_standard_testset_20.txt"
 
 
 def shared_standard_path():
@@ -116,7 +119,6 @@ def standard_board(instance):
 
 def random_board(seed, width=15, height=15, colors=5):
     """A board of uniformly random colours drawn from ``seed`` (row 0 = top row)."""
-    from nmcs.games.samegame import MAX_COLORS, MAX_SIDE
 
     for key, value, top in (
         ("width", width, MAX_SIDE),
@@ -135,7 +137,6 @@ def random_board(seed, width=15, height=15, colors=5):
 
 def group_cells(state, cell):
     """Cells (codes) of the group containing ``cell`` in the current board, sorted."""
-    from nmcs.games import samegame as sg
 
     w, h, k = int(state[sg.WIDTH]), int(state[sg.HEIGHT]), int(state[sg.COLORS])
     grid = state[sg.HDR + w + k :]
@@ -156,7 +157,6 @@ def group_cells(state, cell):
 
 def check_move(state, move, index=None):
     """Raise ValueError (one line) unless ``move`` is a legal move code in ``state``."""
-    from nmcs.games import samegame as sg
 
     w, h = int(state[sg.WIDTH]), int(state[sg.HEIGHT])
     at = f"move {index} " if index is not None else "move "
@@ -180,7 +180,6 @@ def check_move(state, move, index=None):
 
 def apply_move(state, move, index=None):
     """Play ``move`` on ``state`` in place after checking that it is a legal group."""
-    from nmcs.games import samegame as sg
 
     check_move(state, move, index)
     sg.play(state, np.int32(move))

@@ -1,0 +1,47 @@
+"""The interface of a game's kernel module, as a ``typing.Protocol`` (documentation and static
+checks; numba sees only the functions).
+
+All kernels are ``@njit(cache=True)`` functions taking the state (a 1-D numpy array holding
+everything, so copying it copies the position) first. ``nmcs.search`` builds every algorithm
+from them, so a new game needs no search code.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+
+class GameKernels(Protocol):
+    """What ``nmcs.search`` calls on a game (the module ``Game.kernels`` of its record)."""
+
+    NAME: str
+
+    def max_moves(self, state: np.ndarray) -> int:
+        """Upper bound on the number of moves of a game from ``state``."""
+        ...
+
+    def max_branching(self, state: np.ndarray) -> int:
+        """Upper bound on the number of legal moves in any position."""
+        ...
+
+    def legal_moves(self, state: np.ndarray, out: np.ndarray) -> int:
+        """Write the legal moves (int32 codes) into ``out``; return how many (0: game over)."""
+        ...
+
+    def play(self, state: np.ndarray, move: int) -> None:
+        """Apply a legal move in place."""
+        ...
+
+    def score(self, state: np.ndarray) -> int:
+        """Score of the position (the result when the game is over)."""
+        ...
+
+    def playout(self, state: np.ndarray, rng: np.ndarray, moves: np.ndarray, record: bool) -> int:
+        """Play the game's playout policy to the end in place; return the number of moves;
+        write them into ``moves`` only if ``record``. Must be a function of ``state`` and the
+        ``rng`` words it draws (``nmcs.search.rng``): searches replay playouts from a saved
+        generator word. Optional kernel ``target_score(state)``: a score no game can beat (a
+        solved puzzle); a search stops at the first game that reaches it."""
+        ...

@@ -1,0 +1,101 @@
+"""The game registry: one record per game, the only place the harness learns about games.
+
+Each game registers itself in its own module (at the bottom of ``nmcs/games/<game>.py``, or in
+``nmcs/games/<game>/__init__.py`` for a game with more than kernels), as OpenSpiel games do;
+this module imports the built-in games on first use, and any module named in the
+``NMCS_PLUGINS`` environment variable (comma-separated). Adding a game = its module(s) +
+``conf/game/NAME.yaml``.
+
+A record says::
+
+    name          the value of ``game=`` (and of the ``game`` result column)
+    options       a dataclass: the Hydra schema of ``conf/game/NAME.yaml`` (its fields are the
+                  ``game.*`` keys, ``name`` first) whose ``check()`` raises ValueError naming
+                  the key for a value out of range
+    kernels       the module of jitted kernels (``nmcs.games.protocol.GameKernels``)
+    make_state    (**options) -> the initial state (checks the options first)
+    describe      (state0, moves) -> a human-readable form of a game
+    save_game     optional (state0, moves, path_stem): pictures / game files of a cell's best
+                  game
+    small_options ``make_state`` options of a position small enough for level-2 searches in a
+                  test (the conformance test)
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+BUILTIN_MODULES = (
+    "nmcs.games.leftmove",
+    "nmcs.games.leftmost",
+    "nmcs.games.sudoku",
+    "nmcs.games.samegame",
+    "nmcs.games.morpion",
+)
+PLUGINS_ENV = "NMCS_PLUGINS"
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game (see the module docstring)."""
+
+    name: str
+    options: type
+    kernels: ModuleType
+    make_state: Callable[..., np.ndarray]
+    describe: Callable[[np.ndarray, np.ndarray], str]
+    save_game: Callable[[np.ndarray, np.ndarray, Any], Any] | None = None
+    small_options: dict[str, Any] = field(default_factory=dict)
+
+    def option_names(self) -> list[str]:
+        """The ``game.*`` keys (the options' fields without ``name``)."""
+        return [f.name for f in fields(self.options) if f.name != "name"]
+
+
+_GAMES: dict[str, Game] = {}
+_loaded = False
+
+
+def register(game: Game) -> Game:
+    """Add (or replace) a game; returns it, so a module can keep the record."""
+    _GAMES[game.name] = game
+    return game
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)
+    for module in filter(None, os.environ.get(PLUGINS_ENV, "").split(",")):
+        importlib.import_module(module.strip())
+
+
+def names() -> list[str]:
+    """The registered games, in registration order."""
+    _load()
+    return list(_GAMES)
+
+
+def game(name: str) -> Game:
+    """The record of game ``name``; ValueError listing the choices if there is none."""
+    _load()
+    if name not in _GAMES:
+        raise ValueError(f"unknown game '{name}' (allowed: {', '.join(_GAMES)})")
+    return _GAMES[name]
+
+
+def checked_options(options_class: type, given: dict[str, Any]) -> Any:
+    """``options_class(**given)`` after its ``check()``: what every ``make_state`` starts with."""
+    options = options_class(**given)
+    options.check()
+    return options

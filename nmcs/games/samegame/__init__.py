@@ -1,0 +1,82 @@
+"""SameGame: the game's record in the registry and its public face.
+
+``rules`` holds the kernels (and imports nothing above it); ``io`` reads board files and the
+standard test set and checks moves; ``draw`` draws games. This package re-exports the rules,
+so ``nmcs.games.samegame.make_state`` and the kernels are one import away.
+"""
+
+from dataclasses import dataclass
+
+from nmcs.games.registry import Game, checked_options, register
+from nmcs.games.samegame import io, rules
+from nmcs.games.samegame.rules import *  # noqa: F403 - the package's public face is its rules
+from nmcs.games.samegame.rules import MAX_COLORS, MAX_SIDE, POLICIES, state_from_grid
+
+
+@dataclass
+class SameGameOptions:
+    """``game=samegame`` options (``conf/game/samegame.yaml``)."""
+
+    name: str = "samegame"
+    instance: int | None = 0
+    width: int = 15
+    height: int = 15
+    colors: int = 5
+    board_seed: int = 0
+    policy: str = "tabu"
+
+    def check(self) -> None:
+        if self.policy not in POLICIES:
+            raise ValueError(
+                f"game.policy must be one of {', '.join(POLICIES)}, got '{self.policy}'"
+            )
+        # Ranges first, so that the suggestion below never proposes a board that fails again.
+        for key, value, top in (("width", self.width, MAX_SIDE), ("height", self.height, MAX_SIDE)):
+            if not 1 <= value <= top:
+                raise ValueError(f"game.{key} must be 1..{top}, got {value}")
+        if not 1 <= self.colors <= MAX_COLORS:
+            raise ValueError(f"game.colors must be 1..{MAX_COLORS}, got {self.colors}")
+        if self.instance is not None and (self.width, self.height, self.colors) != (15, 15, 5):
+            raise ValueError(
+                f"game.instance={self.instance} is a 15x15 board with 5 colours; set "
+                f"game.instance=null for a random {self.width}x{self.height} board with "
+                f"{self.colors} colours"
+            )
+
+
+def make_state(instance=0, width=15, height=15, colors=5, board_seed=0, policy="tabu"):
+    """Initial state: position ``instance`` (0..19) of the standard test set (15x15, 5 colours),
+    or, with ``instance=None``, a uniformly random ``width`` x ``height`` board with ``colors``
+    colours drawn from ``board_seed``. ``policy`` is the playout policy: tabu | random."""
+    given = dict(instance=instance, width=width, height=height, colors=colors)
+    checked_options(SameGameOptions, {**given, "board_seed": board_seed, "policy": policy})
+    if instance is not None:
+        grid = io.standard_board(instance)
+    else:
+        grid = io.random_board(board_seed, width, height, colors)
+    return state_from_grid(grid, colors=colors, policy=policy)
+
+
+def save_game(state0, moves, path_stem):
+    """Write a game as ``path_stem`` + ``.png`` (every move, the removed group outlined) and
+    ``.gif`` (one frame per move); called by the harness for the best game of a cell."""
+    from nmcs.games.samegame.draw import save_game_gif, save_game_strip
+
+    stem = str(path_stem)
+    return [
+        save_game_strip(state0, moves, stem + ".png"),
+        save_game_gif(state0, moves, stem + ".gif"),
+    ]
+
+
+GAME = register(
+    Game(
+        name="samegame",
+        options=SameGameOptions,
+        kernels=rules,
+        make_state=make_state,
+        describe=rules.describe,
+        save_game=save_game,
+        small_options=dict(rules.SMALL_OPTIONS),
+    )
+)
