@@ -2,17 +2,19 @@
 and the Hydra job that runs one cell.
 
 Hydra reports a bad config in several lines from deep inside its composition. The pre-flight
-check composes every cell of the requested run first (command-line sweeps and an experiment's
-``hydra.sweeper.params`` expanded) and stops at the first problem with one line naming the key
+check composes every cell of the requested run first with Hydra's compose API (command-line
+sweeps and an experiment's ``hydra.sweeper.params`` expanded by Hydra's own basic sweeper),
+validates it (``nmcs.harness.validate``, which reads the game's and the algorithm's registry
+records) and stops at the first problem with one line naming the key
 and what is allowed, exit status 2, before any search runs or any folder is made.
 """
 
-import itertools
 import re
 import sys
 from pathlib import Path
 
 from hydra import compose, initialize_config_dir
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import MissingConfigException, OverrideParseException
@@ -101,39 +103,36 @@ def one_line(error, overrides=()):
     return str(error).strip().splitlines()[0]
 
 
-def _expand(parser, overrides):
-    """Each override as a list of 'key=value' strings, one per value of a sweep."""
-    expanded = []
-    for override in parser.parse_overrides(overrides):
-        key = override.get_key_element()
-        if override.is_sweep_override():
-            values = list(override.sweep_string_iterator())
-        else:
-            values = [override.get_value_element_as_str()]
-        expanded.append([f"{key}={v}" for v in values])
-    return expanded
+def _searchpath(overrides):
+    """The ``hydra.searchpath`` overrides (extra config folders), which composing needs too."""
+    return [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
 
 
 def _cells(argv):
-    """The task overrides of every cell the command would run."""
+    """The task overrides of every cell the command would run, expanded by Hydra's own basic
+    sweeper (``BasicSweeper.split_arguments``: an experiment's ``hydra.sweeper.params`` first,
+    command-line values of the same key win), so the check sees exactly the jobs Hydra will
+    launch."""
     multirun = "-m" in argv or "--multirun" in argv
     overrides = [a for a in argv if not a.startswith("-")]
     task = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
     parser = OverridesParser.create()
-    expanded = _expand(parser, task)
+    parsed = parser.parse_overrides(task)
     if not multirun:
-        return (
-            [[values[0] for values in expanded]]
-            if all(len(v) == 1 for v in expanded)
-            else [sum(expanded, [])[:0] + [v[0] for v in expanded]]
-        )
-    # An experiment may define its own sweep; command-line values of the same key win.
-    first = [values[0] for values in expanded]
-    hydra_cfg = compose("config", overrides=first, return_hydra_config=True).hydra
-    given = {o.split("=", 1)[0].lstrip("+~") for o in task}
-    sweep = {k: v for k, v in (hydra_cfg.sweeper.params or {}).items() if k not in given}
-    expanded += _expand(parser, [f"{k}={v}" for k, v in sweep.items()])
-    return list(itertools.product(*expanded))
+        return [task]
+    # The experiment (and so its sweep) is known once the first value of each sweep is set.
+    first = [
+        f"{p.get_key_element()}={next(iter(p.sweep_string_iterator()))}"
+        if p.is_sweep_override()
+        else o
+        for o, p in zip(task, parsed, strict=True)
+    ]
+    hydra_cfg = compose(
+        "config", overrides=first + _searchpath(overrides), return_hydra_config=True
+    ).hydra
+    params = [f"{k}={v}" for k, v in (hydra_cfg.sweeper.params or {}).items()]
+    [cells] = BasicSweeper.split_arguments(parser.parse_overrides(params + task), None)
+    return cells
 
 
 def preflight(argv):
@@ -148,7 +147,7 @@ def preflight(argv):
             cells = _cells(argv)
             for cell in cells[:MAX_CHECKED_CELLS]:
                 overrides = list(cell)
-                cfg = compose("config", overrides=overrides)
+                cfg = compose("config", overrides=overrides + _searchpath(argv))
                 OmegaConf.to_container(cfg, resolve=True)
                 state0 = validate(cfg)
                 first_cells.setdefault((cfg.game.name, cfg.algo.name), (cfg, state0))
