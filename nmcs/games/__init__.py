@@ -15,6 +15,9 @@ with every algorithm.
 """
 
 from types import ModuleType
+from typing import Any
+
+import numpy as np
 
 
 def game_module(name: str) -> ModuleType:
@@ -22,3 +25,11 @@ def game_module(name: str) -> ModuleType:
     from nmcs.games import registry
 
     return registry.game(name).kernels
+
+
+def make_state(name: str, **options: Any) -> np.ndarray:
+    """The initial state of game ``name`` with ``options`` (its ``game.*`` keys; the others take
+    their defaults), checked by the game's options dataclass."""
+    from nmcs.games import registry
+
+    return registry.game(name).make_state(**options)

@@ -11,14 +11,17 @@ and what is allowed, exit status 2, before any search runs or any folder is made
 
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from hydra import compose, initialize_config_dir
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import MissingConfigException, OverrideParseException
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from nmcs.harness.batch import search_batch, search_seeds
@@ -42,18 +45,18 @@ INFO_FLAGS = (
 MAX_CHECKED_CELLS = 400
 
 
-def _by_scale(quick, paper, *, _root_):
+def _by_scale(quick: Any, paper: Any, *, _root_: DictConfig) -> Any:
     name = _root_.scale.name
     if name not in SCALES:
         raise ValueError(f"scale: unknown scale '{name}' (allowed: {', '.join(SCALES)})")
     return quick if name == "quick" else paper
 
 
-def _cell_dir(override_dirname):
+def _cell_dir(override_dirname: str) -> str:
     return override_dirname.replace("/", "_") or "base"
 
 
-def register():
+def register() -> None:
     """Schemas and resolvers; call before Hydra composes anything."""
     register_configs()
     if not OmegaConf.has_resolver("by_scale"):
@@ -61,12 +64,12 @@ def register():
         OmegaConf.register_new_resolver("cell_dir", _cell_dir)
 
 
-def _options(group):
+def _options(group: str) -> list[str]:
     folder = CONFIG_DIR / group
     return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
 
 
-def _allowed_keys(full_key, overrides=()):
+def _allowed_keys(full_key: str, overrides: Sequence[str] = ()) -> list[str]:
     """The keys next to ``full_key`` (e.g. game.* for 'game.dept') in the config of the cell's
     group choices (``game=morpion`` lists Morpion's options)."""
     parent = full_key.rpartition(".")[0]
@@ -78,7 +81,7 @@ def _allowed_keys(full_key, overrides=()):
     return sorted(str(k) for k in node.keys()) if OmegaConf.is_dict(node) else []
 
 
-def one_line(error, overrides=()):
+def one_line(error: BaseException, overrides: Sequence[str] = ()) -> str:
     """A one-line description of a config error raised by Hydra, OmegaConf or validate;
     ``overrides`` are the failing cell's, to list the keys its game and algorithm allow."""
     if isinstance(error, ConfigError):
@@ -90,25 +93,25 @@ def one_line(error, overrides=()):
         if found:
             group, option = found.groups()
             return f"{group}: unknown option '{option}' (allowed: {', '.join(_options(group))})"
-    cause = error
+    cause: BaseException | None = error
     while cause is not None and not isinstance(cause, OmegaConfBaseException):
         cause = cause.__cause__ or cause.__context__
     if isinstance(cause, ConfigKeyError | ConfigAttributeError):
-        key = cause.full_key or str(cause.key)
+        key = str(cause.full_key or cause.key)
         return f"unknown key '{key}' (allowed: {', '.join(_allowed_keys(key, overrides))})"
     if isinstance(cause, OmegaConfBaseException):
         message = str(cause.msg if hasattr(cause, "msg") else cause).splitlines()[0]
-        key = getattr(cause, "full_key", None)
-        return f"{key}: {message}" if key else message
+        full_key = getattr(cause, "full_key", None)
+        return f"{full_key}: {message}" if full_key else message
     return str(error).strip().splitlines()[0]
 
 
-def _searchpath(overrides):
+def _searchpath(overrides: Sequence[str]) -> list[str]:
     """The ``hydra.searchpath`` overrides (extra config folders), which composing needs too."""
     return [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
 
 
-def _cells(argv):
+def _cells(argv: Sequence[str]) -> list[list[str]]:
     """The task overrides of every cell the command would run, expanded by Hydra's own basic
     sweeper (``BasicSweeper.split_arguments``: an experiment's ``hydra.sweeper.params`` first,
     command-line values of the same key win), so the check sees exactly the jobs Hydra will
@@ -135,12 +138,12 @@ def _cells(argv):
     return cells
 
 
-def preflight(argv):
+def preflight(argv: Sequence[str]) -> None:
     """Exit with status 2 and one line on stderr if any cell of the command is invalid."""
     if any(flag in argv for flag in INFO_FLAGS):
         return
     register()
-    first_cells = {}
+    first_cells: dict[tuple[str, str], tuple[DictConfig, np.ndarray]] = {}
     overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -171,7 +174,7 @@ def preflight(argv):
         )
 
 
-def run_job(cfg):
+def run_job(cfg: DictConfig) -> None:
     """The Hydra task: run one cell into the job's output folder."""
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:

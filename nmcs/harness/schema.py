@@ -56,7 +56,7 @@ class Config:
     progress: bool = True
 
 
-def register_configs():
+def register_configs() -> None:
     """Store the schemas; the YAML files name them in their defaults lists."""
     cs = ConfigStore.instance()
     cs.store(name="config_schema", node=Config)
