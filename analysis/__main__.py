@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 from analysis import leftmove, morpion, samegame, sudoku
-from analysis.common import Context
+from analysis.common import Claim, Context
 from analysis.report import write_report
 from nmcs.harness.schema import SCALES
 
 MODULES = (leftmove, morpion, samegame, sudoku)
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     parser.add_argument(
         "--outputs",
@@ -49,7 +49,7 @@ def main(argv=None):
     return 0
 
 
-def analyze_scale(ctx: Context) -> list:
+def analyze_scale(ctx: Context) -> list[Claim]:
     """Every claim of one scale; figures and tables rebuilt from scratch."""
     # The analysis owns these folders: rebuild them whole, so that no figure or table of an
     # earlier run survives the results it was drawn from.

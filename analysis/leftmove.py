@@ -12,6 +12,7 @@ from analysis.common import (
     DIFFERS,
     NOT_ENOUGH,
     Claim,
+    Context,
     paper_values,
     save_figure,
     save_table,
@@ -25,7 +26,7 @@ from nmcs.theory.leftmove import score_distribution
 SECTION = "NMCS 4 (left move, leftmost path)"
 
 
-def _cmd(experiment, scale):
+def _cmd(experiment: str, scale: str) -> str:
     return f"python run.py -m experiment={experiment} scale={scale} && python -m analysis"
 
 
@@ -106,7 +107,7 @@ def plot_distributions(results, title, theory):
     return fig
 
 
-def analyze_distributions(ctx, experiment="leftmove_distributions"):
+def analyze_distributions(ctx: Context, experiment: str = "leftmove_distributions") -> list[Claim]:
     """Figs 3 and 4, the goodness-of-fit table, and the 1.02 % claim."""
     df = ctx.results(experiment)
     if df.empty:
@@ -178,7 +179,9 @@ def analyze_distributions(ctx, experiment="leftmove_distributions"):
     return claims
 
 
-def analyze_best_probability(ctx, experiment="leftmove_best_probability"):
+def analyze_best_probability(
+    ctx: Context, experiment: str = "leftmove_best_probability"
+) -> list[Claim]:
     """P(best score) per level and depth, with and without memorization, beside theory."""
     df = ctx.results(experiment)
     if df.empty:
@@ -297,7 +300,7 @@ def anytime_curves(df, axis):
     return grid, curves
 
 
-def analyze_realtime(ctx, experiment="leftmove_realtime"):
+def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> list[Claim]:
     """Figs 5 and 6 against seconds and playouts, and the level-gap claims."""
     df = ctx.results(experiment)
     if df.empty:
@@ -402,7 +405,7 @@ def analyze_realtime(ctx, experiment="leftmove_realtime"):
     return claims
 
 
-def analyze_leftmost(ctx, experiment="leftmost_level1"):
+def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[Claim]:
     df = ctx.results(experiment)
     if df.empty:
         return []
@@ -443,7 +446,7 @@ def analyze_leftmost(ctx, experiment="leftmost_level1"):
     ]
 
 
-def analyze_adhoc(ctx):
+def analyze_adhoc(ctx: Context) -> list[Claim]:
     """Ad-hoc runs (``python run.py`` without an experiment, filed in ``adhoc_<game>_<algo>``):
     score distributions of the nested searches on the tree problems, one figure per depth and
     memorization, and the goodness of fit of every cell the dynamic programme describes."""
@@ -491,7 +494,7 @@ def analyze_adhoc(ctx):
     return claims
 
 
-def analyze(ctx):
+def analyze(ctx: Context) -> list[Claim]:
     return (
         analyze_adhoc(ctx)
         + analyze_distributions(ctx)

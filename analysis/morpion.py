@@ -20,6 +20,7 @@ Methods:
 """
 
 import re
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -31,6 +32,7 @@ from analysis.common import (
     DIFFERS,
     NOT_ENOUGH,
     Claim,
+    Context,
     paper_values,
     prediction_interval,
     save_figure,
@@ -51,7 +53,7 @@ BOOTSTRAP = 2000
 MIN_PEAK_SEARCHES = 100
 
 
-def _cmd(scale, *experiments):
+def _cmd(scale: str, *experiments: str) -> str:
     runs = " && ".join(f"python run.py -m experiment={e} scale={scale}" for e in experiments)
     return f"{runs} && python -m analysis"
 
@@ -138,7 +140,7 @@ def figure_rows(df, memorize):
     return df[(df["level"] == 0) | (df["memorize"].astype(bool) == memorize)]
 
 
-def analyze_distributions(ctx):
+def analyze_distributions(ctx: Context) -> list[Claim]:
     df = load_distributions(ctx)
     cmd = _cmd(ctx.scale, *DISTRIBUTIONS)
     paper = paper_values("morpion")["nmcs_distributions"]
@@ -278,7 +280,7 @@ def analyze_distributions(ctx):
 # ---------------------------------------------------------------- Fig 10: real time
 
 
-def analyze_realtime(ctx, experiment="morpion_fig10"):
+def analyze_realtime(ctx: Context, experiment: str = "morpion_fig10") -> list[Claim]:
     df = _morpion(ctx.results(experiment))
     cmd = _cmd(ctx.scale, experiment)
     names = ("level 2 beats level 1", "level 1 beats level 0")
@@ -417,7 +419,7 @@ def games_table(ctx, key, experiment, algo, policy):
     return pd.DataFrame(rows), df
 
 
-def analyze_games_tables(ctx):
+def analyze_games_tables(ctx: Context) -> list[Claim]:
     claims = []
     tables = {}
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -531,13 +533,13 @@ def _compare_tables(ctx, tables):
 # ---------------------------------------------------------------- Tables 4 and 5: reflexive
 
 
-def games_pair(options):
+def games_pair(options: Any) -> tuple[int, ...]:
     """(games, meta-games) of a level-2 reflexive search from its algo_options string."""
     numbers = [int(x) for x in re.findall(r"\d+", str(options))]
     return tuple(numbers[:2]) if len(numbers) >= 2 else (numbers[0], numbers[0])
 
 
-def analyze_reflexive(ctx, experiment="morpion_reflexive_table4_5"):
+def analyze_reflexive(ctx: Context, experiment: str = "morpion_reflexive_table4_5") -> list[Claim]:
     paper = paper_values("morpion")
     lengths, times = paper["rmc_table4"], paper["rmc_table5"]
     cmd = _cmd(ctx.scale, experiment)
@@ -593,7 +595,7 @@ EXPERIMENTS = (
 )
 
 
-def analyze(ctx):
+def analyze(ctx: Context) -> list[Claim]:
     """Every Morpion claim; missing cells say "not run" once any Morpion experiment ran at this
     scale (none at all: no claims, as for the other games)."""
     if not any((ctx.results_dir / e).is_dir() for e in EXPERIMENTS):
