@@ -87,6 +87,8 @@ _loaded = False
 
 def register(algorithm: Algorithm) -> Algorithm:
     """Add (or replace) an algorithm; returns it, so a module can keep the record."""
+    if algorithm.build.__module__ not in BUILTIN_MODULES:
+        _load()  # the built-in ones first, whatever imports first
     _ALGORITHMS[algorithm.name] = algorithm
     return algorithm
 
