@@ -155,6 +155,7 @@ def test_resume_refuses_a_folder_of_another_config(tmp_path):
 EXPERIMENTS = (
     "leftmove_distributions",
     "leftmove_best_probability",
+    "leftmove_memorize_from",
     "leftmove_realtime",
     "leftmost_level1",
 )
@@ -178,6 +179,7 @@ def test_analysis_writes_figures_tables_and_report(quick_outputs):
         "leftmove_distributions_fig3",
         "leftmove_distributions_fig4",
         "leftmove_best_probability",
+        "leftmove_memorize_from",
         "leftmove_realtime_fig5_seconds",
         "leftmove_realtime_fig6_playouts",
     ):
@@ -190,6 +192,7 @@ def test_analysis_writes_figures_tables_and_report(quick_outputs):
     for needle in (
         "level 3, depth 9: P(best score) without memorization",
         "level 3, depth 9: P(best score) with memorization",
+        "level 3, depth 9: P(best score) with memorization at levels >= 2 only",
         "1.02 %",
         "level 1 beats level 0 by about 6 points",
         "level 3 is worse than level 1",

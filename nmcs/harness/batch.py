@@ -16,7 +16,7 @@ import numpy as np
 
 from nmcs.games import engine_module, game_module
 from nmcs.search import engine as E
-from nmcs.search.nested import MAX_LEVEL
+from nmcs.search.nested import MAX_LEVEL, NEVER_MEMORIZE
 from nmcs.search.uct import DEFAULT_C
 
 # Tree size of a UCT search limited only by seconds, when uct_nodes is not given.
@@ -58,6 +58,7 @@ def search_batch(
     algo="nested",
     level=1,
     memorize=True,
+    memorize_from=1,
     max_seconds=0.0,
     max_playouts=0,
     workers=1,
@@ -68,7 +69,9 @@ def search_batch(
 ):
     """Run one search per seed from ``state0`` and return a BatchResult.
 
-    ``algo="nested"`` and ``"iterative"`` use ``level``, ``memorize`` and (iterative) the budget.
+    ``algo="nested"`` and ``"iterative"`` use ``level``, ``memorize`` and (iterative) the budget;
+    with ``memorize`` the levels from ``memorize_from`` up memorize (``memorize_from=2``: every
+    level but level 1, whose playouts then give a score and no sequence).
     ``algo="reflexive"`` plays one Reflexive Monte-Carlo game of level ``level`` with ``games``
     lower-level games per step: an int (the same at every level) or one count per level from
     the ground up (the paper's 78-move record: ``level=2, games=(100, 1000)``).
@@ -87,7 +90,9 @@ def search_batch(
     iparams = np.zeros(E.N_IPARAMS, np.int64)
     iparams[E.P_ALGO] = E.ALGORITHMS[algo]
     iparams[E.P_LEVEL] = level
-    iparams[E.P_MEMORIZE] = int(bool(memorize))
+    if not 1 <= memorize_from <= MAX_LEVEL:
+        raise ValueError(f"memorize_from = {memorize_from}: must be from 1 to {MAX_LEVEL}")
+    iparams[E.P_MEMORIZE] = int(memorize_from) if memorize else NEVER_MEMORIZE
     iparams[E.P_MAX_PLAYOUTS] = max_playouts
     fparams = np.zeros(E.N_FPARAMS, np.float64)
     fparams[E.F_MAX_SECONDS] = max_seconds

@@ -15,6 +15,7 @@ config, the code and package versions, the machine and the times.
 Columns of results.parquet::
 
     experiment cell game instance game_options <game options...> algo algo_options level memorize
+    memorize_from
     budget_seconds budget_playouts (null when not set) seed search search_seed score length
     playouts playout_moves
     seconds moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative,
@@ -37,6 +38,7 @@ from tqdm.auto import tqdm
 from nmcs.games import game_module
 from nmcs.harness.batch import search_batch, seeds_for
 from nmcs.harness.provenance import now_iso, provenance
+from nmcs.harness.results import ADDED_KEYS
 from nmcs.harness.schema import algo_options
 from nmcs.harness.validate import ConfigError, game_options, validate
 
@@ -53,7 +55,11 @@ class CellInterrupted(Exception):
 def cell_identity(cfg) -> dict:
     """The part of the config that determines every search's result."""
     full = OmegaConf.to_container(cfg, resolve=True)
-    return {k: v for k, v in full.items() if k not in NOT_IDENTITY}
+    return {
+        k: v
+        for k, v in full.items()
+        if k not in NOT_IDENTITY and not (k in ADDED_KEYS and v == ADDED_KEYS[k])
+    }
 
 
 def cell_hash(identity: dict) -> str:
@@ -106,6 +112,7 @@ def rows(cfg, cell, instance, indices, res):
             "algo_options": ",".join(f"{k}={v}" for k, v in algo_options(cfg.algo).items()),
             "level": cfg.level,
             "memorize": bool(cfg.memorize),
+            "memorize_from": int(cfg.memorize_from),
             # Null (NaN / <NA>) where the budget is not set.
             "budget_seconds": np.full(
                 n, np.nan if budget.seconds is None else float(budget.seconds)
@@ -244,6 +251,7 @@ def run_cell(cfg, out_dir):
                 algo=cfg.algo.name,
                 level=cfg.level,
                 memorize=cfg.memorize,
+                memorize_from=cfg.memorize_from,
                 max_seconds=float(cfg.budget.seconds or 0.0),
                 max_playouts=int(cfg.budget.playouts or 0),
                 workers=workers,

@@ -48,6 +48,11 @@ def validate(cfg):
         raise ConfigError(f"scale: unknown scale '{cfg.scale.name}' (allowed: {', '.join(SCALES)})")
     if not 0 <= cfg.level <= MAX_LEVEL:
         raise ConfigError(f"level = {cfg.level}: must be an integer from 0 to {MAX_LEVEL}")
+    if not 1 <= cfg.memorize_from <= MAX_LEVEL:
+        raise ConfigError(
+            f"memorize_from = {cfg.memorize_from}: must be an integer from 1 to {MAX_LEVEL} "
+            "(the lowest level that memorizes)"
+        )
     if cfg.n_searches < 1:
         raise ConfigError(f"n_searches = {cfg.n_searches}: must be at least 1")
     if cfg.seed < 0:

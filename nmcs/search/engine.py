@@ -12,8 +12,8 @@ factory-built function used directly as the entry point would recompile in every
 out_ntrace), n_workers)`` takes its parameters as small arrays, so that adding an algorithm adds
 a code and a few slots, not a new signature::
 
-    iparams int64:  [ALGO, LEVEL, MEMORIZE, MAX_PLAYOUTS, GAMES_1 .. GAMES_6, UCT_NODES,
-                     UCT_EDGES]
+    iparams int64:  [ALGO, LEVEL, MEMORIZE (lowest memorizing level), MAX_PLAYOUTS,
+                     GAMES_1 .. GAMES_6, UCT_NODES, UCT_EDGES]
     fparams float64: [MAX_SECONDS, UCT_C]
     out_int int64 [n, 4]: SCORE, LENGTH, PLAYOUTS, PLAYOUT_MOVES per search
     out_seconds float64 [n], out_moves int32 [n, max_moves], out_trace float64 [n, T, 3],
@@ -84,7 +84,7 @@ def build_engine(game):
         rng = np.empty(1, np.uint64)
         rng[0] = seed
         level = iparams[P_LEVEL]
-        memorize = iparams[P_MEMORIZE] != 0
+        memorize = iparams[P_MEMORIZE]  # the lowest level that memorizes
         seq = out_moves[i]
         t0 = now()
         algo = iparams[P_ALGO]
