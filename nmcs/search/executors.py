@@ -7,9 +7,11 @@
   (``DaskExecutor.connect("tcp://host:8786")``) or a dask-jobqueue cluster on SLURM
   (``DaskExecutor(Client(SLURMCluster(...)))``, see ``docs/beam.md``).
 
-An executor has three methods: ``submit(fn, *args)`` returns a handle, ``as_completed(handles)``
+An executor has four methods: ``tasks_per_step(n)`` says into how many tasks the master splits
+the n children of a step, ``submit(fn, *args)`` returns a handle, ``as_completed(handles)``
 yields ``(index, result)`` pairs as results arrive (index: the position in ``handles``), and
-``cancel(handles)`` drops what has not run yet.
+``cancel(handles)`` drops what has not run yet. How the children are split changes nothing in
+the result: each child's search is seeded from its place in the tree.
 """
 
 from collections.abc import Callable, Iterator
@@ -17,6 +19,8 @@ from typing import Any, Protocol
 
 
 class Executor(Protocol):
+    def tasks_per_step(self, n_children: int) -> int: ...
+
     def submit(self, fn: Callable, *args: Any) -> Any: ...
 
     def as_completed(self, handles: list) -> Iterator[tuple[int, Any]]: ...
@@ -26,6 +30,9 @@ class Executor(Protocol):
 
 class InProcess:
     """Runs each task in this process when its result is asked for."""
+
+    def tasks_per_step(self, n_children: int) -> int:
+        return n_children  # one per child: a budget is checked after every search
 
     def submit(self, fn: Callable, *args: Any):
         return [fn, args, False]  # [function, arguments, cancelled]
@@ -44,8 +51,15 @@ class InProcess:
 class DaskExecutor:
     """Runs each task on a worker of a ``dask.distributed`` cluster."""
 
+    # Tasks per worker and step: a few, so that a slow one is balanced by the others.
+    TASKS_PER_WORKER = 4
+
     def __init__(self, client):
         self.client = client
+
+    def tasks_per_step(self, n_children: int) -> int:
+        workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        return min(n_children, self.TASKS_PER_WORKER * workers)
 
     @classmethod
     def local(cls, n_workers: int) -> "DaskExecutor":

@@ -86,22 +86,31 @@ def master_search(
                 jobs.append((b, int(legal[i]), child))
         if not jobs:
             break
+        # A task is a chunk of children (one per child in this process), so that a worker's
+        # round trip costs little beside its searches.
+        chunks = np.array_split(np.arange(len(jobs)), executor.tasks_per_step(len(jobs)))
+        chunks = [c for c in chunks if len(c)]
         futures = [
-            executor.submit(lower, child, child_seed(seed, step, j))
-            for j, (_, _, child) in enumerate(jobs)
+            executor.submit(
+                search_children,
+                lower,
+                [(jobs[j][2], child_seed(seed, step, int(j))) for j in chunk],
+            )
+            for chunk in chunks
         ]
         results = [None] * len(jobs)
-        for j, (score, moves, used) in executor.as_completed(futures):
-            results[j] = (int(score), np.asarray(moves, np.int32))
-            playouts += int(used)
-            b, move, _ = jobs[j]
-            parent = beam[b]
-            if best is None or results[j][0] > best.score:
-                game_moves = np.concatenate(
-                    [parent.game[: parent.pos], [move], results[j][1]]
-                ).astype(np.int32)
-                best = _Entry(None, game_moves, 0, results[j][0])
-                trace.append((time.perf_counter() - start, playouts, best.score))
+        for c, found in executor.as_completed(futures):
+            for j, (score, moves, used) in zip(chunks[c], found, strict=True):
+                results[j] = (int(score), np.asarray(moves, np.int32))
+                playouts += int(used)
+                b, move, _ = jobs[j]
+                parent = beam[b]
+                if best is None or results[j][0] > best.score:
+                    game_moves = np.concatenate(
+                        [parent.game[: parent.pos], [move], results[j][1]]
+                    ).astype(np.int32)
+                    best = _Entry(None, game_moves, 0, results[j][0])
+                    trace.append((time.perf_counter() - start, playouts, best.score))
             stopped = _budget_reached(
                 start, playouts, best.score, max_seconds, max_playouts, stop_score
             )
@@ -127,6 +136,11 @@ def master_search(
         stopped=stopped,
         trace=trace,
     )
+
+
+def search_children(lower: Callable, children: list) -> list:
+    """Algorithm 4 for a chunk of children: each (position, seed) searched by ``lower``."""
+    return [lower(state, seed) for state, seed in children]
 
 
 def _budget_reached(start, playouts, best_score, max_seconds, max_playouts, stop_score):
