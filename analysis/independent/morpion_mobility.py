@@ -14,11 +14,12 @@ Playouts. ``random``: uniform over the legal moves (the paper's ``chooseRandomMo
 ``mobility`` (paper section 2.3): "choosing randomly among the moves that lead to boards that
 have the maximum number of possible moves"; a move's mobility is found by playing it on the
 board and counting the legal moves of the new board, and the choice is uniform among the moves
-of maximal mobility. ``--count dots`` is another reading, for comparison: the mobility of a
-board is its number of distinct cells where a dot can be added (several lines may add the same
-dot).
+of maximal mobility. Other readings, for comparison (``--count``): ``dots``, the number of
+distinct cells where a dot can be added (several lines may add the same dot); ``nokill``, the
+legal moves after the move without removing those its line kills; ``new``, only the moves the
+move creates.
 
-Nothing is shared with ``nmcs``: the board is a dict-free set of integer cells (x + y * 1024, no
+Nothing is shared with ``nmcs``: the board is a set of integer cells (x + y * 1024, no
 edges within reach), the legal moves are kept as a list updated after each move and can be
 checked against a from-scratch scan (``--check``), and randomness comes from Python's
 ``random``. Best-of-N values are the maxima of consecutive blocks of N single games.
@@ -135,12 +136,34 @@ class Board:
         self.score += 1
 
     def mobility(self, move, count="moves"):
-        """Legal moves (or distinct new dots) of the board after ``move``, which is then undone."""
+        """Legal moves (or another ``count``, see COUNTS) of the board after ``move``, which is
+        then undone."""
         d, first, p = move
-        after = self._after(move)
+        line = [first + i * STEPS[d] for i in range(5)]
+        if count in ("moves", "dots"):
+            after = self._after(move)
+            value = len(after) if count == "moves" else len({m[2] for m in after})
+        else:  # the windows the move completes, plus (nokill) the listed moves but its dot's
+            self.dots.add(p)
+            self.used[d].update(line)
+            value = sum(
+                self.window(dd, p - j * s) is not None
+                for dd, s in enumerate(STEPS)
+                for j in range(5)
+            )
+            if count == "nokill":
+                value += sum(m[2] != p for m in self.moves)
         self.dots.discard(p)
-        self.used[d].difference_update(first + i * STEPS[d] for i in range(5))
-        return len(after) if count == "moves" else len({m[2] for m in after})
+        self.used[d].difference_update(line)
+        return value
+
+
+COUNTS = {
+    "moves": "legal moves after the move (the paper's words)",
+    "dots": "distinct cells where a dot can be added after the move",
+    "nokill": "legal moves after the move, forgetting the moves its line kills",
+    "new": "only the new moves the move creates",
+}
 
 
 def playout(board, rng, policy="random", count="moves", check=False):
@@ -197,7 +220,7 @@ def best_of(xs, n):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--policy", choices=("random", "mobility"), default="mobility")
-    parser.add_argument("--count", choices=("moves", "dots"), default="moves")
+    parser.add_argument("--count", choices=tuple(COUNTS), default="moves")
     parser.add_argument("--games", type=int, default=1000, help="stop after this many games")
     parser.add_argument("--seconds", type=float, default=0, help="or after this many seconds")
     parser.add_argument("--seed", type=int, default=0)
