@@ -1,0 +1,110 @@
+"""Matches between two players: ``play_match`` plays one game and returns its record;
+``run_matches`` plays a pairing's matches, half with each colour, one row (dict) per match.
+
+Seeding: match i of a pairing is seeded from ``SeedSequence([seed, i])`` and each player of
+it from that match seed, so a match's result depends on (seed, i) alone, never on how many
+workers play the pairing or in what order.
+"""
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from nmcs.games.twoplayer import protocol
+from nmcs.search.twoplayer.players import Budget, Player, PlayerConfig, player_seeds, timed_choice
+
+
+@dataclass
+class MatchRecord:
+    """One game between players A and B."""
+
+    game: str
+    options: dict
+    a_first: bool  # A played first (as player 0, ``x``)
+    winner: str | None  # "a", "b", or None for a draw
+    outcome_a: int  # +1 / 0 / -1 for A
+    length: int  # moves played
+    moves: list[int] = field(default_factory=list)  # the game's own move codes
+    seconds: list[float] = field(default_factory=list)  # time used for each move
+    playouts: list[int] = field(default_factory=list)  # random playouts run for each move
+    final: str = ""  # the final position as text
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
+def play_match(
+    game: str,
+    options: dict | None,
+    player_a: PlayerConfig,
+    player_b: PlayerConfig,
+    budget: Budget,
+    seed: int,
+    a_first: bool = True,
+) -> MatchRecord:
+    """Play one game of ``game`` (with its ``options``: rows, cols, misere) between A and B.
+
+    A plays first unless ``a_first`` is false. Every move goes through
+    ``protocol.apply_move``, so a player that returns an illegal move stops the match with
+    ``IllegalMoveError`` (one line).
+    """
+    options = dict(options or {})
+    state = protocol.make_state(game, **options)
+    seed_a, seed_b = player_seeds(seed)
+    players = [Player(player_a, budget, state, seed_a), Player(player_b, budget, state, seed_b)]
+    if not a_first:
+        players.reverse()
+    record = MatchRecord(game, options, a_first, None, 0, 0)
+    while not protocol.is_terminal(state):
+        mover = players[int(protocol.to_move(state))]
+        move, seconds, playouts = timed_choice(mover, state)
+        protocol.apply_move(state, move)
+        record.moves.append(move)
+        record.seconds.append(seconds)
+        record.playouts.append(playouts)
+    a_player = 0 if a_first else 1
+    record.outcome_a = int(protocol.outcome(state, a_player))
+    record.winner = {1: "a", -1: "b", 0: None}[record.outcome_a]
+    record.length = len(record.moves)
+    record.final = protocol.draw(state)
+    return record
+
+
+def match_seed(seed: int, index: int) -> int:
+    """The seed of match ``index`` of a pairing seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0])
+
+
+def run_matches(
+    game: str,
+    options: dict | None,
+    player_a: PlayerConfig,
+    player_b: PlayerConfig,
+    budget: Budget,
+    n_matches: int,
+    seed: int,
+    indices: range | None = None,
+) -> list[dict]:
+    """The pairing's matches as rows: match i has A first when i is even, so half the matches
+    are played with each colour. ``indices`` (default: all) picks a subset, e.g. a worker's
+    share; a match's row depends only on (seed, i)."""
+    if not isinstance(n_matches, int) or n_matches < 1:
+        raise ValueError(f"n_matches must be a positive integer, got {n_matches!r}")
+    rows = []
+    for i in range(n_matches) if indices is None else indices:
+        t = time.perf_counter()
+        rec = play_match(game, options, player_a, player_b, budget, match_seed(seed, i), i % 2 == 0)
+        row = rec.as_row()
+        row.update(
+            match=i,
+            seed=seed,
+            match_seed=match_seed(seed, i),
+            player_a=player_a.label,
+            player_b=player_b.label,
+            budget_playouts=budget.playouts,
+            budget_ms=budget.ms,
+            wall_seconds=time.perf_counter() - t,
+        )
+        rows.append(row)
+    return rows
