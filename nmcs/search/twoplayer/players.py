@@ -315,7 +315,7 @@ def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -
     b = int(max_branching(state))
     m = int(max_moves(state)) + 2
     if n_edges is None:
-        n_edges = min(n_nodes * b, 1 << 22)
+        n_edges = min(n_nodes * b, 1 << 21)
     n_edges = max(n_edges, b)
     return (
         np.zeros(n_nodes, dtype=np.int64),  # visits
@@ -391,7 +391,7 @@ class Player:
         self.budget = budget
         self.rng = np.array([seed], dtype=np.uint64)
         self.stats = np.zeros(2, dtype=np.int64)
-        n_nodes = (budget.playouts + 2) if budget.ms is None else 1 << 17
+        n_nodes = (budget.playouts + 2) if budget.ms is None else 1 << 16
         self.ws = new_workspace(state, min(n_nodes, 1 << 20))
 
     def choose(self, state: np.ndarray) -> int:
