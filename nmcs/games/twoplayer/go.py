@@ -8,7 +8,8 @@ since the rules only ask whether a group has one.
 
 from numba import njit
 
-from nmcs.games.twoplayer.layout import COLS, EMPTY, HEADER, P0, ROWS, STAMP
+from nmcs.games.twoplayer.layout import COLS, EMPTY, HEADER, P0, ROWS, STAMP, TO_MOVE
+from nmcs.search.rng import below
 
 
 @njit(cache=True)
@@ -56,6 +57,22 @@ def has_liberty(state, start):
     return False
 
 
+@njit(cache=True, inline="always")
+def touches_empty(state, i):
+    """Whether cell ``i`` has an empty neighbour (a liberty of its stone, found without a
+    flood fill: the common case, which spares most fills)."""
+    rows, cols = state[ROWS], state[COLS]
+    r = i // cols
+    c = i - r * cols
+    if r > 0 and state[HEADER + i - cols] == EMPTY:
+        return True
+    if r < rows - 1 and state[HEADER + i + cols] == EMPTY:
+        return True
+    if c > 0 and state[HEADER + i - 1] == EMPTY:
+        return True
+    return c < cols - 1 and state[HEADER + i + 1] == EMPTY
+
+
 @njit(cache=True)
 def try_stone(state, player, i):
     """Put a stone of ``player`` on the empty cell ``i`` and take it back; return
@@ -85,10 +102,11 @@ def try_stone(state, player, i):
             if c == cols - 1:
                 continue
             nb = i + 1
-        if state[HEADER + nb] == opp and not has_liberty(state, nb):
-            captures = True
-            break
-    breathes = has_liberty(state, i)
+        if state[HEADER + nb] == opp and not touches_empty(state, nb):
+            if not has_liberty(state, nb):
+                captures = True
+                break
+    breathes = touches_empty(state, i) or has_liberty(state, i)
     state[HEADER + i] = EMPTY
     return captures, breathes
 
@@ -97,3 +115,27 @@ def groups_without_liberty(state) -> list[int]:
     """Cells of stones whose group has no liberty (Python-level check of a parsed position)."""
     n = int(state[ROWS]) * int(state[COLS])
     return [i for i in range(n) if state[HEADER + i] != EMPTY and not has_liberty(state, i)]
+
+
+@njit(cache=True)
+def random_legal_stone(state, rng, buf, atari):
+    """A uniformly random legal move of the player to move (NoGo rules, or AtariGo's if
+    ``atari``), by rejection: draw an empty cell, drop it if illegal, draw again. Each draw is
+    uniform over the cells not yet rejected, so the move is uniform over the legal ones, and
+    it costs a few legality tests instead of one per empty cell. -1 if there is none."""
+    n = state[ROWS] * state[COLS]
+    p = state[TO_MOVE]
+    k = 0
+    for i in range(n):
+        if state[HEADER + i] == EMPTY:
+            buf[k] = i
+            k += 1
+    while k > 0:
+        j = below(rng, k)
+        i = buf[j]
+        captures, breathes = try_stone(state, p, i)
+        if (captures or breathes) if atari else (breathes and not captures):
+            return i
+        k -= 1
+        buf[j] = buf[k]
+    return -1

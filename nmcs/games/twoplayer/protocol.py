@@ -5,6 +5,7 @@ Jitted (dispatch on the state's GAME slot, so one compiled search serves every g
 on-disk cache holds; see ``layout`` for the state)::
 
     legal_moves(state, out) -> n   legal moves of the player to move (0 once the game is over)
+    random_move(state, rng, buf)   a uniformly random legal move (the playout policy)
     play(state, move)              apply a legal move in place; settles WINNER when the game ends
     to_move(state) -> 0 | 1        the player to move
     is_terminal(state) -> bool
@@ -35,7 +36,7 @@ import re
 import numpy as np
 from numba import njit
 
-from nmcs.games.twoplayer import atarigo, breakthrough, domineering, knightthrough, nogo
+from nmcs.games.twoplayer import atarigo, breakthrough, domineering, go, knightthrough, nogo
 from nmcs.games.twoplayer.layout import (
     COLS,
     COUNT0,
@@ -55,6 +56,7 @@ from nmcs.games.twoplayer.layout import (
     parse_square,
     square_name,
 )
+from nmcs.search.rng import below
 
 BREAKTHROUGH, KNIGHTTHROUGH, DOMINEERING, NOGO, ATARIGO = range(5)
 MODULES = {
@@ -91,6 +93,17 @@ def legal_moves(state, out):
     if g == NOGO:
         return nogo.legal_moves(state, out)
     return atarigo.legal_moves(state, out)
+
+
+@njit(cache=True)
+def random_move(state, rng, buf):
+    """A uniformly random legal move (the game is not over); ``buf`` holds max_branching
+    moves. The Go-like games draw by rejection instead of generating every legal move."""
+    g = state[GAME]
+    if g == NOGO or g == ATARIGO:
+        return go.random_legal_stone(state, rng, buf, g == ATARIGO)
+    n = legal_moves(state, buf)
+    return buf[below(rng, n)]
 
 
 @njit(cache=True)

@@ -49,6 +49,7 @@ from nmcs.games.twoplayer.protocol import (
     max_moves,
     outcome,
     play,
+    random_move,
 )
 from nmcs.search.clock import now
 from nmcs.search.rng import below
@@ -102,8 +103,7 @@ def random_playout(state, rng, legal, ply_limit, stats):
     while state[WINNER] == ONGOING:
         if state[PLY] >= ply_limit:
             return False
-        n = legal_moves(state, legal)
-        play(state, legal[below(rng, n)])
+        play(state, random_move(state, rng, legal))
         stats[S_MOVES] += 1
     return True
 
@@ -195,6 +195,19 @@ def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats):
         nmc1(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats)
     else:
         nmc2(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats)
+
+
+@njit(cache=True)
+def run_random_playouts(state0, n, rng, buf, legal, stats):
+    """``n`` random playouts from ``state0`` (a benchmark and a sanity check); returns how
+    many player 0 won."""
+    wins0 = 0
+    for _ in range(n):
+        _copy(buf, state0)
+        random_playout(buf, rng, legal, NO_LIMIT, stats)
+        if outcome(buf, 0) == 1:
+            wins0 += 1
+    return wins0
 
 
 # ---------------------------------------------------------------- UCT over nested playouts
