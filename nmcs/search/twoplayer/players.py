@@ -27,8 +27,10 @@ How the paper's text is read here (see docs/twoplayer.md):
   default, one node added per simulation, untried moves first (in a random order), the move
   played is the most visited root move (ties: the better mean, then the first);
 - the budget per move is counted in random (level-0) playouts, those inside nested playouts
-  included, so one unit is the same work for every player; or in milliseconds. It is checked
-  between simulations, so a simulation in flight always finishes (at least one runs);
+  included, so one unit is the same work for every player, and checked between simulations
+  (a simulation in flight finishes, so at least one runs and a nested one may overrun); or in
+  milliseconds, a hard limit: a nested playout still running at the deadline stops and is
+  dropped (not backed up); if no simulation finished, the move is a random legal one;
 - a position with one legal move is answered at once, without search.
 
 Everything random draws from the player's own generator (``nmcs.search.rng``): the same seed
@@ -138,17 +140,18 @@ def step1(state, rng, legal, child, discount, pod, cow, stats):
 
 
 @njit(cache=True)
-def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats):
-    """NMC(1) to the end, in place. Returns False if it stopped at ``ply_limit`` first."""
+def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
+    """NMC(1) to the end, in place. Returns False if it stopped at ``ply_limit`` first, or at
+    the clock's ``deadline`` (seconds of ``now``; 0: none)."""
     while state[WINNER] == ONGOING:
-        if state[PLY] >= ply_limit:
+        if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
             return False
         play(state, step1(state, rng, legal, child, discount, pod, cow, stats))
     return True
 
 
 @njit(cache=True)
-def step2(state, rng, legal, child, discount, pod, cow, stats):
+def step2(state, rng, legal, child, discount, pod, cow, stats, deadline):
     """The move NMC(2) plays in ``state``: as ``step1`` with NMC(1) playouts (buffers
     ``legal[0..2]``, ``child[1..2]``)."""
     moves = legal[2]
@@ -163,7 +166,7 @@ def step2(state, rng, legal, child, discount, pod, cow, stats):
         _copy(buf, state)
         play(buf, moves[j])
         lim = win_ply if pod else NO_LIMIT
-        if not nmc1(buf, rng, legal, child, lim, discount, pod, cow, stats):
+        if not nmc1(buf, rng, legal, child, lim, discount, pod, cow, stats, deadline):
             continue
         v = _value(buf, p, discount)
         if v > best_val:
@@ -177,24 +180,23 @@ def step2(state, rng, legal, child, discount, pod, cow, stats):
 
 
 @njit(cache=True)
-def nmc2(state, rng, legal, child, ply_limit, discount, pod, cow, stats):
-    """NMC(2) to the end, in place. Returns False if it stopped at ``ply_limit`` first."""
+def nmc2(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
+    """NMC(2) to the end, in place; returns False as ``nmc1``."""
     while state[WINNER] == ONGOING:
-        if state[PLY] >= ply_limit:
+        if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
             return False
-        play(state, step2(state, rng, legal, child, discount, pod, cow, stats))
+        play(state, step2(state, rng, legal, child, discount, pod, cow, stats, deadline))
     return True
 
 
 @njit(cache=True)
-def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats):
-    """NMC(level) from ``state`` to the end, in place."""
+def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats, deadline):
+    """NMC(level) from ``state`` to the end, in place; False if the deadline stopped it."""
     if level == 0:
-        random_playout(state, rng, legal[0], NO_LIMIT, stats)
-    elif level == 1:
-        nmc1(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats)
-    else:
-        nmc2(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats)
+        return random_playout(state, rng, legal[0], NO_LIMIT, stats)
+    if level == 1:
+        return nmc1(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
+    return nmc2(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
 
 
 @njit(cache=True)
@@ -222,6 +224,8 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
     e_cap = edge_move.shape[0]
     b_cap = legal.shape[1]
     n = legal_moves(root, legal[0])
+    if n == 0:
+        return -1
     if n == 1:
         return legal[0][0]
     visits[0] = 0
@@ -231,6 +235,7 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
     used_edges = 0
     start = stats[S_PLAYOUTS]
     t0 = now()
+    deadline = t0 + max_seconds if max_seconds > 0.0 else 0.0
     while True:
         if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
             break
@@ -296,7 +301,10 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
             depth += 1
             path[depth] = node
         if sim[WINNER] == ONGOING:
-            nested_playout(sim, level, rng, legal, child, discount, pod, cow, stats)
+            if not nested_playout(
+                sim, level, rng, legal, child, discount, pod, cow, stats, deadline
+            ):
+                break  # out of time in a nested playout: it is dropped, not backed up
         else:
             stats[S_PLAYOUTS] += 1  # a simulation that ends in the tree counts as one playout
         visits[0] += 1
@@ -306,20 +314,22 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
             total[nd] += 0.5 * (outcome(sim, mover[d]) + 1)
     # The most visited root move (ties: the better mean, then the first).
     e0 = first[0]
-    if e0 == UNEXPANDED:  # no simulation ran (a zero budget): the first legal move
-        return legal[0][0] if legal_moves(root, legal[0]) > 0 else -1
+    if e0 == UNEXPANDED:  # no simulation finished: a random legal move
+        return legal[0][below(rng, legal_moves(root, legal[0]))]
     best_e = e0
     best_v = -1
     best_m = -1.0
     for j in range(n_edges[0]):
         ch = edge_child[e0 + j]
-        if ch == NO_NODE:
+        if ch == NO_NODE or visits[ch] == 0:  # untried, or its simulation was dropped
             continue
         m = total[ch] / visits[ch]
         if visits[ch] > best_v or (visits[ch] == best_v and m > best_m):
             best_v = visits[ch]
             best_m = m
             best_e = e0 + j
+    if best_v <= 0:  # no simulation finished in time: a random legal move
+        return edge_move[e0 + below(rng, n_edges[0])]
     return edge_move[best_e]
 
 
@@ -457,6 +467,8 @@ def nested_choice(
     legal, child = ws[9], ws[10]
     rng = np.array([seed], dtype=np.uint64)
     stats = np.zeros(2, dtype=np.int64)
-    step = step1 if level == 1 else step2
-    move = step(state.copy(), rng, legal, child, discount, pod, cow, stats)
+    if level == 1:
+        move = step1(state.copy(), rng, legal, child, discount, pod, cow, stats)
+    else:
+        move = step2(state.copy(), rng, legal, child, discount, pod, cow, stats, 0.0)
     return int(move), int(stats[S_PLAYOUTS])
