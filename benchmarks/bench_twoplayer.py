@@ -7,6 +7,13 @@ the random playouts inside their NMC(n) playouts). Also OpenSpiel's Breakthrough
 playouts/s in Python, as a reference, when OpenSpiel is installed.
 
     python benchmarks/bench_twoplayer.py [--seconds 1] [--ms 320] [--json results.json]
+    python benchmarks/bench_twoplayer.py --table 20 --playouts 500   # a quick match table
+    python benchmarks/bench_twoplayer.py --table 20 --table-ms 40    # the same, 40 ms a move
+
+``--table N`` plays, for each of the nine game versions of the paper (five games, misere for
+the first four), N matches of NMC(1)+COW against MCS (half with each colour) under the same
+budget per move (random playouts, or milliseconds), and prints A's win rate with a 95% Wilson
+interval.
 """
 
 import argparse
@@ -17,6 +24,7 @@ import numpy as np
 
 from nmcs.games.twoplayer import protocol as P
 from nmcs.harness.provenance import cpu_model, versions
+from nmcs.search.twoplayer.match import run_matches, win_rate
 from nmcs.search.twoplayer.players import (
     S_MOVES,
     S_PLAYOUTS,
@@ -92,6 +100,35 @@ def openspiel_speed(seconds):
     return n / (time.perf_counter() - t)
 
 
+VERSIONS = [(g, False) for g in P.GAMES] + [
+    (g, True) for g in ("breakthrough", "knightthrough", "domineering", "nogo")
+]
+
+
+def match_table(n_matches, budget, a=None, b=None):
+    a = a or PlayerConfig(1, cow=True)
+    b = b or PlayerConfig(0)
+    print(
+        f"\n{a.label} against {b.label}, budget per move {budget}, "
+        f"{n_matches} matches per version (half with each colour):\n"
+    )
+    print("| game | A wins | 95% CI | mean length | s per match |")
+    print("|---|---:|---|---:|---:|")
+    out = []
+    for game, misere in VERSIONS:
+        rows = run_matches(game, {"misere": misere}, a, b, budget, n_matches, seed=0)
+        rate, lo, hi = win_rate(rows)
+        name = game + (" misere" if misere else "")
+        length = sum(r["length"] for r in rows) / len(rows)
+        secs = sum(r["wall_seconds"] for r in rows) / len(rows)
+        print(
+            f"| {name} | {rate:.2f} | [{lo:.2f}, {hi:.2f}] | {length:.1f} | {secs:.2f} |",
+            flush=True,
+        )
+        out.append({"game": name, "win_rate": rate, "ci95": [lo, hi], "n": len(rows)})
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -99,7 +136,14 @@ def main():
     parser.add_argument("--seconds", type=float, default=1.0)
     parser.add_argument("--ms", type=float, default=320.0)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--table", type=int, default=0, help="matches per game version")
+    parser.add_argument("--playouts", type=int, default=500, help="budget of --table")
+    parser.add_argument("--table-ms", type=float, default=None, help="--table with a time budget")
     args = parser.parse_args()
+    if args.table:
+        ms = args.table_ms
+        match_table(args.table, Budget(playouts=None, ms=ms) if ms else Budget(args.playouts))
+        return
     rows, players = [], []
     print("| game | board | random playouts/s | moves/s | mean length | first player wins |")
     print("|---|---|---:|---:|---:|---:|")

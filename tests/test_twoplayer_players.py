@@ -205,3 +205,14 @@ def test_millisecond_budget_is_a_hard_limit(cfg):
     move = player.choose(s)
     assert time.perf_counter() - t < 0.1
     assert move in P.legal_move_list(s)
+
+
+def test_win_rate_and_its_interval():
+    from nmcs.search.twoplayer.match import win_rate
+
+    rows = [{"outcome_a": 1}] * 15 + [{"outcome_a": -1}] * 5
+    rate, lo, hi = win_rate(rows)
+    assert rate == 0.75 and 0.53 < lo < 0.54 and 0.88 < hi < 0.89  # Wilson, n = 20
+    assert win_rate([{"outcome_a": 0}])[0] == 0.5
+    with pytest.raises(ValueError, match="no matches"):
+        win_rate([])

@@ -108,3 +108,16 @@ def run_matches(
         )
         rows.append(row)
     return rows
+
+
+def win_rate(rows: list[dict]) -> tuple[float, float, float]:
+    """Player A's win rate over match rows (a draw counts half) and its 95% Wilson interval."""
+    n = len(rows)
+    if n == 0:
+        raise ValueError("win_rate: no matches")
+    score = sum((r["outcome_a"] + 1) / 2 for r in rows)
+    p = score / n
+    z = 1.959963984540054
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return p, max(0.0, centre - half), min(1.0, centre + half)
