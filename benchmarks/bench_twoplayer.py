@@ -67,7 +67,7 @@ def random_speed(game, seconds):
 
 def player_speed(game, label, cfg, ms):
     state = P.make_state(game)
-    player = Player(cfg, Budget(playouts=None, ms=ms), state, 1)
+    player = Player(cfg, Budget(ms=ms), state, 1)
     Player(cfg, Budget(playouts=5), state, 0).choose(state)  # compile
     t = time.perf_counter()
     player.choose(state)
@@ -142,7 +142,7 @@ def main():
     args = parser.parse_args()
     if args.table:
         ms = args.table_ms
-        match_table(args.table, Budget(playouts=None, ms=ms) if ms else Budget(args.playouts))
+        match_table(args.table, Budget(ms=ms) if ms else Budget(args.playouts))
         return
     rows, players = [], []
     print("| game | board | random playouts/s | moves/s | mean length | first player wins |")

@@ -185,8 +185,9 @@ def test_bad_player_and_budget_settings():
         PlayerConfig(3)
     with pytest.raises(ValueError, match="apply to nested playouts"):
         PlayerConfig(0, cow=True)
-    with pytest.raises(ValueError, match="give playouts or ms"):
-        Budget(playouts=None)
+    assert Budget() == Budget(playouts=1000) and Budget(ms=40).playouts is None
+    with pytest.raises(ValueError, match="budget.ms must be a positive number"):
+        Budget(ms=0)
     with pytest.raises(ValueError, match="budget.playouts must be a positive integer"):
         Budget(playouts=0)
 
@@ -200,7 +201,7 @@ def test_millisecond_budget_is_a_hard_limit(cfg):
     s = P.make_state("breakthrough")
     tiny = P.make_state("breakthrough", rows=4, cols=3)
     Player(cfg, Budget(playouts=1), tiny, 0).choose(tiny)  # compile, on a board that is quick
-    player = Player(cfg, Budget(playouts=None, ms=20), s, 0)
+    player = Player(cfg, Budget(ms=20), s, 0)
     t = time.perf_counter()
     move = player.choose(s)
     assert time.perf_counter() - t < 0.1

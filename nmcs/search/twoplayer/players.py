@@ -391,19 +391,23 @@ class PlayerConfig:
 
 @dataclass(frozen=True)
 class Budget:
-    """Budget per move: random playouts (machine independent, the default) and/or
-    milliseconds; the first reached stops the search."""
+    """Budget per move: random playouts (machine independent) and/or milliseconds; the first
+    reached stops the search. ``Budget()`` is 1,000 playouts; ``Budget(ms=40)`` is 40 ms only."""
 
-    playouts: int | None = 1000
+    playouts: int | None = None
     ms: float | None = None
 
     def __post_init__(self):
         if self.playouts is None and self.ms is None:
-            raise ValueError("budget: give playouts or ms (or both)")
-        if self.playouts is not None and (not isinstance(self.playouts, int) or self.playouts < 1):
+            object.__setattr__(self, "playouts", 1000)
+        if self.playouts is not None and (
+            not isinstance(self.playouts, int)
+            or isinstance(self.playouts, bool)
+            or self.playouts < 1
+        ):
             raise ValueError(f"budget.playouts must be a positive integer, got {self.playouts!r}")
-        if self.ms is not None and not self.ms > 0:
-            raise ValueError(f"budget.ms must be positive, got {self.ms!r}")
+        if self.ms is not None and not (isinstance(self.ms, int | float) and self.ms > 0):
+            raise ValueError(f"budget.ms must be a positive number, got {self.ms!r}")
 
 
 class Player:
