@@ -177,6 +177,8 @@ def test_run_matches_alternates_colours_and_is_split_invariant():
     assert [r["match"] for r in rows] == [0, 1, 2, 3]
     split = run_matches(*args, n_matches=4, seed=9, indices=range(2, 4))
     assert [r["moves"] for r in split] == [r["moves"] for r in rows[2:]]
+    threads = run_matches(*args, n_matches=4, seed=9, workers=2)
+    assert [r["moves"] for r in threads] == [r["moves"] for r in rows]
     assert rows[0]["player_a"] == "NMC(1)+COW" and rows[0]["player_b"] == "MCS"
 
 

@@ -215,7 +215,8 @@ def run_random_playouts(state0, n, rng, buf, legal, stats):
 # ---------------------------------------------------------------- UCT over nested playouts
 
 
-@njit(cache=True)
+# nogil: matches are driven from Python, so threads can play several at once.
+@njit(cache=True, nogil=True)
 def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seconds, stats):
     """The move a UCT search chooses at ``root`` (see the module docstring). ``ws`` is the
     workspace tuple of ``new_workspace``; ``stats`` gains the playouts and moves it ran."""
