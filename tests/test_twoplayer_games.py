@@ -202,3 +202,25 @@ def test_illegal_move_gives_one_clear_line():
     assert "\n" not in msg
     with pytest.raises(ValueError, match="bad move 'e9'"):
         P.parse_move(s, "e9")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_random_move_is_uniform_over_the_legal_moves(game):
+    # The Go-like games draw by rejection instead of generating every move: the draw must
+    # still be uniform over exactly the legal moves. A mid-game position of each game:
+    rng = np.random.default_rng(3)
+    state = P.make_state(game, rows=5, cols=5)
+    for _ in range(6):
+        P.apply_move(state, P.legal_move_list(state)[rng.integers(len(P.legal_move_list(state)))])
+    legal = P.legal_move_list(state)
+    gen = np.array([11], dtype=np.uint64)
+    buf = np.empty(P.max_branching(state), dtype=np.int32)
+    n = 400 * len(legal)
+    counts = {}
+    for _ in range(n):
+        m = int(P.random_move(state, gen, buf))
+        counts[m] = counts.get(m, 0) + 1
+    assert set(counts) == set(legal)
+    expected = n / len(legal)
+    chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi2 < len(legal) + 6 * (2 * len(legal)) ** 0.5  # far inside the chi-square tail
