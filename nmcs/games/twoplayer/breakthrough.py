@@ -34,6 +34,7 @@ from nmcs.games.twoplayer.layout import (
     TO_MOVE,
     WINNER,
 )
+from nmcs.search.rng import below
 
 NAME = "breakthrough"
 DEFAULT_ROWS, DEFAULT_COLS = 8, 8
@@ -94,6 +95,45 @@ def pawn_moves(state, out, knight):
                         out[k] = i * n + r2 * cols + c2
                         k += 1
     return k
+
+
+@njit(cache=True)
+def pawn_random_move(state, rng, buf, knight):
+    """A uniformly random legal move, by rejection: draw one of the (piece, direction) slots
+    of the player to move uniformly and keep it if it is legal. Every legal move is exactly
+    one slot, so the accepted move is uniform over the legal moves; it costs a scan for the
+    pieces and a few checks instead of generating every move. After 64 rejections (a nearly
+    blocked position) it generates the moves instead."""
+    rows, cols = state[ROWS], state[COLS]
+    n = rows * cols
+    p = state[TO_MOVE]
+    own = P0 + p
+    fwd = _forward(p)
+    k = 0
+    for i in range(n):
+        if state[HEADER + i] == own:
+            buf[k] = i
+            k += 1
+    ndir = 4 if knight else 3
+    for _ in range(64):
+        j = below(rng, k * ndir)
+        i = buf[j // ndir]
+        d = j - (j // ndir) * ndir
+        r = i // cols
+        c = i - r * cols
+        if knight:
+            dr = fwd if d < 2 else 2 * fwd
+            dc = (2 if d < 2 else 1) * (1 if (d & 1) == 0 else -1)
+        else:
+            dr = fwd
+            dc = d - 1
+        r2, c2 = r + dr, c + dc
+        if 0 <= r2 < rows and 0 <= c2 < cols:
+            t = state[HEADER + r2 * cols + c2]
+            if t == EMPTY or (t != own and (knight or dc != 0)):
+                return i * n + r2 * cols + c2
+    m = pawn_moves(state, buf, knight)
+    return buf[below(rng, m)]
 
 
 @njit(cache=True)

@@ -98,10 +98,13 @@ def legal_moves(state, out):
 @njit(cache=True)
 def random_move(state, rng, buf):
     """A uniformly random legal move (the game is not over); ``buf`` holds max_branching
-    moves. The Go-like games draw by rejection instead of generating every legal move."""
+    moves. The pawn and Go-like games draw by rejection instead of generating every legal
+    move."""
     g = state[GAME]
     if g == NOGO or g == ATARIGO:
         return go.random_legal_stone(state, rng, buf, g == ATARIGO)
+    if g == BREAKTHROUGH or g == KNIGHTTHROUGH:
+        return breakthrough.pawn_random_move(state, rng, buf, g == KNIGHTTHROUGH)
     n = legal_moves(state, buf)
     return buf[below(rng, n)]
 
