@@ -16,9 +16,11 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _source_hash():
-    # Only the packages that hold jitted code can make a cached entry point stale.
+    # Only the packages that hold jitted code (and their subpackages, e.g. games/twoplayer)
+    # can make a cached entry point stale.
     digest = hashlib.sha1()
-    paths = [p for sub in ("games", "search", "engines") for p in (_PACKAGE_DIR / sub).glob("*.py")]
+    subs = ("games", "search", "engines")
+    paths = [p for sub in subs for p in (_PACKAGE_DIR / sub).rglob("*.py")]
     for path in sorted(paths):
         digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
         digest.update(path.read_bytes())
