@@ -95,3 +95,39 @@ def test_the_returned_game_is_complete_and_scores_as_played():
         for move in moves:
             game.play(replay, move)
         assert len(moves) == 30 and game.score(replay) == score and playouts > 0
+
+
+def test_table1_analysis_compares_means_with_the_papers_sampling_error(tmp_path):
+    """A cell whose runs have the paper's mean agrees; one 3 points above differs; a cell with
+    a handful of runs is 'not enough data'."""
+    import pandas as pd
+
+    from analysis.beam import analyze_table1, beam_widths
+
+    assert beam_widths("beam=[1, 2]") == (1, 2) and beam_widths("beam=(4,)") == (4,)
+    rng = np.random.default_rng(0)
+
+    def cell(widths, mean, n):
+        scores = np.round(rng.normal(mean, 2.5, n))
+        scores += mean - scores.mean()  # exactly the wanted mean
+        return pd.DataFrame(
+            {"algo": "beam", "level": 2, "algo_options": f"beam={widths}", "score": scores}
+        )
+
+    class FakeContext:
+        scale = "paper"
+        tables = tmp_path / "tables"
+        figures = tmp_path / "figures"
+
+        def results(self, experiment):
+            return pd.concat(
+                [cell([1, 1], 66.66, 118), cell([1, 2], 67.44 + 3, 118), cell([2, 1], 67.84, 4)]
+            )
+
+    verdicts = {c.claim.split(": ")[1]: c.verdict for c in analyze_table1(FakeContext())}
+    assert verdicts == {
+        "level 2, s1 = 1, s2 = 1": "agrees",
+        "level 2, s1 = 1, s2 = 2": "differs",
+        "level 2, s1 = 2, s2 = 1": "not enough data",
+    }
+    assert (tmp_path / "figures" / "mcbs_table1.png").exists()
