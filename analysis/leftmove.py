@@ -328,7 +328,7 @@ def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
                 f"level {paper['level']}, depth {paper['depth']}: P(best score) with "
                 f"memorization at levels >= {int(row.memorize_from)} only",
                 f"{paper['with_memorization']:.2f}",
-                f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={row.n})",
+                f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={int(row.n)})",
                 verdict_interval(
                     row.ci_low,
                     row.ci_high,
