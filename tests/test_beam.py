@@ -24,7 +24,7 @@ def beam_kernels(name):
 def run_beam(name, state0, seeds, level, widths):
     """One beam search per seed, seeded as the engine seeds a search (rng = the seed)."""
     game = game_module(name)
-    new_workspace, beam = beam_kernels(name)
+    new_workspace, beam, _ = beam_kernels(name)
     widths = np.asarray(list(widths) + [1] * (6 - len(widths)), np.int64)
     ws = new_workspace(state0, int(widths.max()))
     out = []

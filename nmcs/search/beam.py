@@ -4,6 +4,8 @@
 
 - ``new_workspace(state0, width)``: the buffers of a search whose beams hold at most ``width``
   positions, allocated once per worker;
+- ``iterative(...)``: beam searches repeated from the same position until a budget of seconds
+  and/or playouts is spent, keeping the best game and an anytime trace (for the time figures);
 - ``beam(state, level, widths, rng, ws, seq, stats)``: a beam search of ``level`` from
   ``state``; level l >= 1 keeps a beam of at most ``widths[l - 1]`` positions, level 0 is one
   playout. It plays the best game found on ``state`` in place, writes its moves into ``seq`` and
@@ -53,7 +55,7 @@ children of the step::
 import numpy as np
 from numba import njit
 
-from nmcs.search.anytime import copy_into
+from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
 from nmcs.search.nested import MAX_LEVEL, NO_SCORE, NO_TARGET, PLAYOUT_MOVES, PLAYOUTS
 from nmcs.search.rng import below
 
@@ -295,4 +297,35 @@ def build_beam(game):
     for k in range(1, MAX_LEVEL + 1):
         search = make_level(search, k)
 
-    return new_workspace, search
+    @njit
+    def iterative(
+        state0, level, widths, rng, ws, seq, stats, scratch_state, scratch_seq, budget, trace
+    ):
+        """Beam searches from ``state0`` repeated until ``budget`` = (max_seconds, max_playouts)
+        is spent (0: no limit of that kind; one must be set), keeping the best game in ``seq``
+        and an improvement trace; returns (its length, trace rows). A search that has started
+        finishes, so a budget can be overshot by one search (as ``nmcs.search.nested``)."""
+        max_seconds, max_playouts = budget
+        clock = start_clock()
+        best = NO_SCORE
+        best_len = 0
+        n_trace = 0
+        target = target_score(state0)
+        while True:
+            copy_into(scratch_state, state0)
+            length = search(scratch_state, level, widths, rng, ws, scratch_seq, stats)
+            s = score(scratch_state)
+            if s > best:
+                best = s
+                best_len = length
+                seq[:length] = scratch_seq[:length]
+                n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
+            if best >= target:
+                break
+            if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
+                break
+            if max_seconds > 0 and time_is_up(clock, max_seconds):
+                break
+        return best_len, n_trace
+
+    return new_workspace, search, iterative
