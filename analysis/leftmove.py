@@ -186,6 +186,7 @@ def analyze_best_probability(
     df = ctx.results(experiment)
     if df.empty:
         return []
+    df = df[df["memorize_from"] == 1]  # every level memorizes (see analyze_memorize_from)
     rows = []
     for (level, depth, memorize), group in df.groupby(["level", "depth", "memorize"]):
         hits = int((group["score"] == depth).sum())
@@ -265,6 +266,78 @@ def analyze_best_probability(
                 f"theory inside the 95% CI in {inside} of {len(no_memo)} cells "
                 f"(about {0.95 * len(no_memo):.0f} expected)",
                 "agrees" if inside >= stats.binom.ppf(0.001, len(no_memo), 0.95) else "differs",
+                _cmd(experiment, ctx.scale),
+            )
+        )
+    return claims
+
+
+def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
+    """P(best score) of a memorized level-3 search when only the levels from ``memorize_from``
+    up memorize: the paper's 0.80 at depth 9 against each reading of its pseudo-code."""
+    df = ctx.results(experiment)
+    if df.empty:
+        return []
+    rows = []
+    for (level, depth, start), group in df.groupby(["level", "depth", "memorize_from"]):
+        hits = int((group["score"] == depth).sum())
+        low, high = wilson(hits, len(group))
+        rows.append(
+            {
+                "level": level,
+                "depth": depth,
+                "memorize_from": start,
+                "n": len(group),
+                "p_best": hits / len(group),
+                "ci_low": low,
+                "ci_high": high,
+                "theory_no_memorization": float(score_distribution(depth, level)[depth]),
+            }
+        )
+    table = pd.DataFrame(rows).sort_values(["level", "memorize_from", "depth"])
+    save_table(table, ctx.tables, experiment)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (level, start), part in table.groupby(["level", "memorize_from"]):
+        ax.errorbar(
+            part["depth"],
+            part["p_best"],
+            yerr=np.clip(
+                [part["p_best"] - part["ci_low"], part["ci_high"] - part["p_best"]], 0, None
+            ),
+            fmt="-o",
+            ms=3,
+            capsize=2,
+            label=f"level {level}, levels >= {start} memorize",
+        )
+    for _, part in table.groupby("level"):
+        part = part.drop_duplicates("depth")
+        ax.plot(part["depth"], part["theory_no_memorization"], "k:", lw=1)
+    paper = paper_values("leftmove")["best_probability"]
+    ax.plot([paper["depth"]], [paper["with_memorization"]], "r*", ms=10, label="paper")
+    ax.set_xlabel("depth")
+    ax.set_ylabel("P(best score)")
+    ax.set_title("Which levels memorize (dotted: no memorization, dynamic programme)")
+    ax.legend(fontsize=7)
+    save_figure(fig, ctx.figures, experiment)
+
+    tol = 0.5 * 10 ** -paper["decimals"]
+    claims = []
+    for _, row in table[
+        (table["level"] == paper["level"]) & (table["depth"] == paper["depth"])
+    ].iterrows():
+        claims.append(
+            Claim(
+                SECTION,
+                f"level {paper['level']}, depth {paper['depth']}: P(best score) with "
+                f"memorization at levels >= {int(row.memorize_from)} only",
+                f"{paper['with_memorization']:.2f}",
+                f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={int(row.n)})",
+                verdict_interval(
+                    row.ci_low,
+                    row.ci_high,
+                    paper["with_memorization"] - tol,
+                    paper["with_memorization"] + tol,
+                ),
                 _cmd(experiment, ctx.scale),
             )
         )
@@ -499,6 +572,7 @@ def analyze(ctx: Context) -> list[Claim]:
         analyze_adhoc(ctx)
         + analyze_distributions(ctx)
         + analyze_best_probability(ctx)
+        + analyze_memorize_from(ctx)
         + analyze_realtime(ctx)
         + analyze_leftmost(ctx)
     )

@@ -30,6 +30,7 @@ from scipy import stats
 from analysis.common import (
     AGREES,
     DIFFERS,
+    MIN_PREDICTION_RUNS,
     NOT_ENOUGH,
     Claim,
     Context,
@@ -419,6 +420,39 @@ def games_table(ctx, key, experiment, algo, policy):
     return pd.DataFrame(rows), df
 
 
+# The small-N mobility values of Table 2 are each a plausible single run of ours but sit together
+# in our upper tail (docs/investigations/morpion_mobility.md); this claim tests them jointly.
+MOBILITY_JOINT_GAMES = (10, 100, 1000)
+
+
+def _mobility_row_claim(ctx, table, df):
+    if df.empty or "n" not in table:
+        return []
+    rows = table[table["games"].isin(MOBILITY_JOINT_GAMES)].dropna(subset=["n"])
+    if len(rows) < len(MOBILITY_JOINT_GAMES):
+        return []
+    chances = []
+    for r in rows.itertuples():
+        scores = df[df["budget_playouts"].eq(r.games).fillna(False)]["score"]
+        if len(scores) < MIN_PREDICTION_RUNS:
+            return []
+        chances.append(float((scores >= r.paper_length).mean()))
+    joint = float(np.prod(chances))
+    return [
+        Claim(
+            RMC,
+            "Table 2 (sampling, mobility): the 10-, 100- and 1,000-game lengths together, as "
+            "separate single runs (investigation: docs/investigations/morpion_mobility.md)",
+            ", ".join(str(v) for v in rows["paper_length"]),
+            "chance that one run of ours reaches each: "
+            + ", ".join(f"{c:.2f}" for c in chances)
+            + f"; jointly {joint:.3f}",
+            AGREES if joint >= 0.01 else DIFFERS,
+            _cmd(ctx.scale, "morpion_reflexive_table2"),
+        )
+    ]
+
+
 def analyze_games_tables(ctx: Context) -> list[Claim]:
     claims = []
     tables = {}
@@ -459,6 +493,7 @@ def analyze_games_tables(ctx: Context) -> list[Claim]:
                     cmd,
                 )
             )
+    claims += _mobility_row_claim(ctx, *tables.get("rmc_table2", (pd.DataFrame(), pd.DataFrame())))
     if ax.lines:
         ax.set_xscale("log")
         ax.set_xlabel("games (simulations)")

@@ -215,7 +215,8 @@ def analyze(ctx: Context) -> list[Claim]:
         claims.append(
             Claim(
                 SECTION,
-                f"{LABEL[key]} (TabuColorRandom): total over the 20 positions",
+                f"{LABEL[key]} (TabuColorRandom, with the exception of Cazenave's code: "
+                "a tabu group that clears its colour may be played): total over the 20 positions",
                 f"{paper_total:,}",
                 ours,
                 verdict,

@@ -17,7 +17,8 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _source_hash():
-    # Only the packages that hold jitted code can make a cached entry point stale.
+    # Only the packages that hold jitted code (and their subpackages, e.g. games/twoplayer)
+    # can make a cached entry point stale.
     digest = hashlib.sha1()
     paths = [p for sub in ("games", "search") for p in (_PACKAGE_DIR / sub).rglob("*.py")]
     for path in sorted(paths):

@@ -168,6 +168,7 @@ def preflight(argv: Sequence[str]) -> None:
             algo=cfg.algo.name,
             level=cfg.level,
             memorize=cfg.memorize,
+            memorize_from=cfg.memorize_from,
             max_seconds=float(cfg.budget.seconds or 0.0),
             max_playouts=int(cfg.budget.playouts or 0),
             **algo_api_options(cfg),

@@ -15,6 +15,7 @@ config, the code and package versions, the machine and the times.
 Columns of results.parquet::
 
     experiment cell game instance game_options <game options...> algo algo_options level memorize
+    memorize_from
     budget_seconds budget_playouts (null when not set) seed search search_seed score length
     playouts playout_moves
     seconds moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative,
@@ -45,6 +46,7 @@ from nmcs.harness.batch import (
     seeds_for,
 )
 from nmcs.harness.provenance import now_iso, provenance
+from nmcs.harness.results import ADDED_KEYS
 from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
 from nmcs.search.registry import algorithm
 
@@ -62,7 +64,11 @@ def cell_identity(cfg) -> dict:
     """The part of the config that determines every search's result."""
     full = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(full, dict)
-    return {k: v for k, v in full.items() if k not in NOT_IDENTITY}
+    return {
+        k: v
+        for k, v in full.items()
+        if k not in NOT_IDENTITY and not (k in ADDED_KEYS and v == ADDED_KEYS[k])
+    }
 
 
 def cell_hash(identity: dict) -> str:
@@ -117,6 +123,7 @@ def rows(
             "algo_options": algo_options_string(algo_api_options(cfg)),
             "level": cfg.level,
             "memorize": bool(cfg.memorize),
+            "memorize_from": int(cfg.memorize_from),
             # Null (NaN / <NA>) where the budget is not set.
             "budget_seconds": np.full(
                 n, np.nan if budget.seconds is None else float(budget.seconds)
@@ -261,6 +268,7 @@ def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
                 algo=cfg.algo.name,
                 level=cfg.level,
                 memorize=cfg.memorize,
+                memorize_from=cfg.memorize_from,
                 max_seconds=float(cfg.budget.seconds or 0.0),
                 max_playouts=int(cfg.budget.playouts or 0),
                 workers=workers,

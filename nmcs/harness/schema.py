@@ -48,6 +48,7 @@ class Config:
     experiment_name: str = "default"
     level: int = 1
     memorize: bool = True
+    memorize_from: int = 1
     n_searches: int = 100
     seed: int = 0
     workers: int = 0

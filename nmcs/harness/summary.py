@@ -19,6 +19,7 @@ CELL_KEYS = (
     "algo_options",
     "level",
     "memorize",
+    "memorize_from",
     "budget_seconds",
     "budget_playouts",
     "seed",

@@ -74,10 +74,11 @@ def validate(cfg: DictConfig) -> np.ndarray:
 def settings(cfg: DictConfig) -> Settings:
     """The cell's top-level search keys (level, memorize, budget; 0 = no budget)."""
     return Settings(
-        int(cfg.level),
-        bool(cfg.memorize),
-        float(cfg.budget.seconds or 0.0),
-        int(cfg.budget.playouts or 0),
+        level=int(cfg.level),
+        memorize=bool(cfg.memorize),
+        max_seconds=float(cfg.budget.seconds or 0.0),
+        max_playouts=int(cfg.budget.playouts or 0),
+        memorize_from=int(cfg.memorize_from),
     )
 
 
