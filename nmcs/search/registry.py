@@ -50,6 +50,7 @@ BUILTIN_MODULES = (
     "nmcs.search.reflexive",
     "nmcs.search.uct",
     "nmcs.search.beam",
+    "nmcs.search.fc",
 )
 PLUGINS_ENV = "NMCS_PLUGINS"
 

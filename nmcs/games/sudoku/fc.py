@@ -11,7 +11,9 @@ the first solution, when the tree is exhausted (no solution), or at the cap: ``m
 (the paper stopped at 20,000 s) and/or ``max_nodes`` (<= 0 = no limit of that kind).
 
 The explicit stack (one state, one shuffled move list and a cursor per depth) is allocated once
-per call, so the loop itself does not allocate.
+(``new_stack``), so the loop itself does not allocate. ``fc_search`` is the kernel that
+``algo=fc`` runs in the engine (its registry record is ``nmcs.search.fc``); ``solve_fc`` runs one
+search from Python.
 """
 
 import numpy as np
@@ -26,26 +28,33 @@ _CLOCK_STRIDE = 4096
 
 
 @njit(cache=True)
-def forward_checking(state0, seed, max_seconds, max_nodes):
-    """Depth-first search from ``state0``; returns (solved, nodes, seconds, final state).
-
-    ``solved`` is 1 for a solution, 0 when stopped by a cap, -1 when the search space was
-    exhausted (the problem has no solution). The final state is the solution when solved,
-    else ``state0``."""
-    t0 = now()
+def new_stack(state0):
+    """The explicit stack of a search from ``state0``: (states, moves, n_moves, cursor), one
+    entry per depth."""
     size = game.max_branching(state0)
     depth_max = game.max_moves(state0) + 1
     states = np.empty((depth_max + 1, state0.shape[0]), state0.dtype)
     moves = np.empty((depth_max + 1, size), np.int32)
     n_moves = np.zeros(depth_max + 1, np.int64)
     cursor = np.zeros(depth_max + 1, np.int64)
-    rng = np.empty(1, np.uint64)
-    rng[0] = seed
-    cells = state0[game.CELLS]
+    return states, moves, n_moves, cursor
+
+
+@njit(cache=True)
+def fc_search(state, rng, max_seconds, max_nodes, states, moves, n_moves, cursor, seq):
+    """Depth-first search from ``state`` with the stack of ``new_stack`` and the generator
+    ``rng`` (uint64[1]); returns (solved, nodes, length).
+
+    ``solved`` is 1 for a solution, 0 when stopped by a cap, -1 when the search space was
+    exhausted (the problem has no solution). When solved, ``state`` ends on the solution and
+    ``seq[:length]`` holds the assignments that lead to it (the path of the search tree);
+    otherwise ``state`` is unchanged and ``length`` is 0."""
+    t0 = now()
+    cells = state[game.CELLS]
     nodes = 0
-    states[0, :] = state0
-    if states[0, game.ASSIGNED] == cells:
-        return 1, nodes, now() - t0, states[0].copy()
+    if state[game.ASSIGNED] == cells:
+        return 1, nodes, 0
+    states[0, :] = state
     n_moves[0] = _shuffled_moves(states[0], moves[0], rng)
     cursor[0] = 0
     d = 0
@@ -62,15 +71,36 @@ def forward_checking(state0, seed, max_seconds, max_nodes):
         game.play(child, move)
         nodes += 1
         if child[game.ASSIGNED] == cells:
-            return 1, nodes, now() - t0, child.copy()
+            for k in range(d + 1):
+                seq[k] = moves[k, cursor[k] - 1]
+            for j in range(child.shape[0]):
+                state[j] = child[j]
+            return 1, nodes, d + 1
         d += 1
         n_moves[d] = _shuffled_moves(child, moves[d], rng)
         cursor[d] = 0
         if max_nodes > 0 and nodes >= max_nodes:
-            return 0, nodes, now() - t0, state0.copy()
+            return 0, nodes, 0
         if max_seconds > 0 and nodes % _CLOCK_STRIDE == 0 and now() - t0 >= max_seconds:
-            return 0, nodes, now() - t0, state0.copy()
-    return -1, nodes, now() - t0, state0.copy()
+            return 0, nodes, 0
+    return -1, nodes, 0
+
+
+@njit(cache=True)
+def forward_checking(state0, seed, max_seconds, max_nodes):
+    """Depth-first search from ``state0``; returns (solved, nodes, seconds, final state), with
+    ``solved`` as in ``fc_search``. The final state is the solution when solved, else
+    ``state0``."""
+    t0 = now()
+    states, moves, n_moves, cursor = new_stack(state0)
+    seq = np.empty(game.max_moves(state0) + 1, np.int32)
+    rng = np.empty(1, np.uint64)
+    rng[0] = seed
+    state = state0.copy()
+    solved, nodes, _ = fc_search(
+        state, rng, max_seconds, max_nodes, states, moves, n_moves, cursor, seq
+    )
+    return solved, nodes, now() - t0, state
 
 
 @njit(cache=True, inline="always")
