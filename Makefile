@@ -25,7 +25,6 @@ run: $(STAMP)
 # Every experiment at quick scale (a pipeline check of every table, figure and claim).
 reproduce-quick: $(STAMP)
 	set -e; for e in $(EXPERIMENTS); do $(PY) run.py -m experiment=$$e scale=quick progress=false; done
-	if [ -f analysis/sudoku_table2.py ]; then $(PY) -m analysis.sudoku_table2 --scale quick; fi
 	$(PY) -m analysis --scale quick
 
 test: $(STAMP)

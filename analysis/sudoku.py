@@ -1,14 +1,23 @@
 """NMCS paper 5.3 (16x16 Sudoku): Table 2 and the effort-against-empty-fraction figure, read from
-the rows that ``python -m analysis.sudoku_table2 --scale S`` writes into
-``outputs/S/sudoku_table2/`` (the "restart until solved" runs and forward checking live in that
-script, not in run.py cells)."""
+the cells of the experiments ``sudoku_table2`` (one cell per method and stored problem) and
+``sudoku_effort`` (forward checking and NMCS level 1 on generated problems)::
 
-import shutil
+    python run.py -m experiment=sudoku_table2 [scale=paper]
+    python run.py -m experiment=sudoku_effort [scale=paper]
+    python -m analysis
 
+A method is told by its cell: ``algo=fc`` is forward checking; ``algo=iterative`` of level 0
+is iterative sampling, of level 1 or 2 NMCS with or without memorization, restarted until
+solved. A problem is solved when the search's score is the game's target (n^4 assigned cells).
+Cells run with ``stop_at_target=false`` (the paper's nested search, no early stop inside a
+search) are the methods ``<key>_nostop`` and get their own rows and claims.
+"""
+
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from analysis.common import Claim, Context, paper_values, save_table, verdict_sign
+from analysis.common import Claim, Context, paper_values, save_figure, save_table, verdict_sign
 
 SECTION = "NMCS 5.3 (16x16 Sudoku, Table 2)"
 LABELS = {
@@ -19,6 +28,64 @@ LABELS = {
     "l1": "level 1, no memorization",
     "l2": "level 2, no memorization",
 }
+NOSTOP = "_nostop"  # suffix of the methods run with stop_at_target=false
+
+
+def method_key(algo: str, level: int, memorize: bool, stop: bool = True) -> str:
+    """The Table 2 method of a cell (``fc``, ``sampling``, ``l1m``, ...)."""
+    if algo == "fc":
+        return "fc"
+    key = "sampling" if level == 0 else f"l{level}{'m' if memorize else ''}"
+    return key if stop else key + NOSTOP
+
+
+def label(key: str) -> str:
+    base = key.removesuffix(NOSTOP)
+    text = LABELS.get(base, base)
+    return text + " (no early stop)" if key != base else text
+
+
+def rows(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per search of a Sudoku experiment: method, problem, solved, effort."""
+    stop = df["stop_at_target"] if "stop_at_target" in df else pd.Series(True, index=df.index)
+    out = pd.DataFrame(
+        {
+            "method": [
+                method_key(a, int(lv), bool(m), bool(st))
+                for a, lv, m, st in zip(df["algo"], df["level"], df["memorize"], stop, strict=True)
+            ],
+            "problem": df["problem"],
+            "empty_fraction": df["empty_fraction"],
+            "problem_seed": df["problem_seed"],
+            "solved": df["score"] == df["n"].astype(int) ** 4,
+            "playouts": df["playouts"],
+            "seconds": df["seconds"],
+        }
+    )
+    return out.reset_index(drop=True)
+
+
+def effort_figure(eff: pd.DataFrame, folder, per_point: int) -> None:
+    """Median effort of forward checking (nodes) and NMCS level 1 (playouts) against the
+    fraction of empty cells; a forward-checking median at the cap is marked."""
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key, text in (("fc", "forward checking (nodes)"), ("l1m", "NMCS level 1 (playouts)")):
+        g = eff[eff["method"] == key].groupby("empty_fraction")
+        if not len(g):
+            continue
+        med = g["playouts"].median()
+        ax.plot(med.index, med.values, "o-", label=text)
+        if key == "fc":
+            # A median at the cap is only a lower bound: more than half the problems hit it.
+            capped = (g["solved"].mean() <= 0.5).to_numpy()
+            ax.plot(med.index[capped], med.values[capped], "kx", ms=10, label="median >= cap")
+    ax.set_yscale("log")
+    ax.set_xlabel("fraction of empty cells")
+    ax.set_ylabel("median effort to solve")
+    ax.set_title(f"16x16 Sudoku, {per_point} problems per point")
+    ax.axvline(0.66, color="grey", ls=":", lw=1)
+    ax.legend()
+    save_figure(fig, folder, "sudoku_effort_vs_empty")
 
 
 def bootstrap_ratio(a, b, rng, reps=2000):
@@ -30,27 +97,29 @@ def bootstrap_ratio(a, b, rng, reps=2000):
 
 
 def analyze(ctx: Context) -> list[Claim]:
-    folder = ctx.results_dir / "sudoku_table2"
-    rows_path = folder / "table2_rows.csv"
-    if not rows_path.exists():
+    results = ctx.results("sudoku_table2")
+    if results.empty:
         return []
-    cmd = f"python -m analysis.sudoku_table2 --scale {ctx.scale} && python -m analysis"
+    cmd = f"python run.py -m experiment=sudoku_table2 scale={ctx.scale} && python -m analysis"
     paper = paper_values("sudoku")
-    t2 = pd.read_csv(rows_path)
+    t2 = rows(results)
+    caps = results.groupby("algo")["budget_seconds"].max()
     totals = t2.groupby("method").agg(
         problems=("solved", "size"),
         unsolved=("solved", lambda s: int((~s).sum())),
         seconds=("seconds", "sum"),
         playouts=("playouts", "sum"),
     )
-    totals = totals.reindex([k for k in LABELS if k in totals.index]).reset_index()
-    totals.insert(1, "label", totals["method"].map(LABELS))
-    totals["paper_seconds_100"] = totals["method"].map(paper["seconds"])
-    totals["paper_unsolved"] = totals["method"].map(paper["unsolved"])
+    order = [k for base in LABELS for k in (base, base + NOSTOP)]
+    totals = totals.reindex([k for k in order if k in totals.index]).reset_index()
+    totals.insert(1, "label", totals["method"].map(label))
+    base = totals["method"].str.removesuffix(NOSTOP)
+    totals["paper_seconds_100"] = base.map(paper["seconds"])
+    totals["paper_unsolved"] = base.map(paper["unsolved"])
+    totals["cap_seconds"] = np.where(
+        totals["method"] == "fc", caps.get("fc", np.nan), caps.get("iterative", np.nan)
+    )
     save_table(totals, ctx.tables, "sudoku_table2")
-    if (folder / "effort_vs_empty.png").exists():
-        ctx.figures.mkdir(parents=True, exist_ok=True)
-        shutil.copy(folder / "effort_vs_empty.png", ctx.figures / "sudoku_effort_vs_empty.png")
     tot = totals.set_index("method")
     claims = []
     rng = np.random.default_rng(0)
@@ -126,25 +195,39 @@ def analyze(ctx: Context) -> list[Claim]:
                 cmd,
             )
         )
-    eff_path = folder / "effort_rows.csv"
-    if eff_path.exists():
-        eff = pd.read_csv(eff_path)
-        med = eff[eff["method"] == "fc"].groupby("empty_fraction")["playouts"].median()
-        save_table(
-            eff.groupby(["method", "empty_fraction"])["playouts"].median().reset_index(),
-            ctx.tables,
-            "sudoku_effort_vs_empty",
-        )
-        hardest = float(med.idxmax())
-        claims.append(
-            Claim(
-                SECTION,
-                "the hardest problems have close to 66% empty cells",
-                "close to 66%",
-                f"forward checking's median effort peaks at "
-                f"{100 * hardest:.0f}% ({eff['problem'].nunique()} problems per point)",
-                "agrees" if abs(hardest - 0.66) <= 0.1 else "differs",
-                cmd,
-            )
-        )
+    effort_claim(ctx, claims)
     return claims
+
+
+def effort_claim(ctx: Context, claims: list[Claim]) -> None:
+    """The effort figure, its table and the "hardest near 66%" claim (experiment
+    sudoku_effort)."""
+    results = ctx.results("sudoku_effort")
+    if results.empty:
+        return
+    eff = rows(results)
+    eff = eff[eff["problem"].isna()]  # generated problems only
+    per_point = int(eff.groupby(["method", "empty_fraction"]).size().max())
+    effort_figure(eff, ctx.figures, per_point)
+    save_table(
+        eff.groupby(["method", "empty_fraction"])
+        .agg(median_effort=("playouts", "median"), solved=("solved", "mean"), n=("solved", "size"))
+        .reset_index(),
+        ctx.tables,
+        "sudoku_effort_vs_empty",
+    )
+    med = eff[eff["method"] == "fc"].groupby("empty_fraction")["playouts"].median()
+    if med.empty:
+        return
+    hardest = float(med.idxmax())
+    claims.append(
+        Claim(
+            SECTION,
+            "the hardest problems have close to 66% empty cells",
+            "close to 66%",
+            f"forward checking's median effort peaks at {100 * hardest:.0f}% "
+            f"({per_point} problems per point)",
+            "agrees" if abs(hardest - 0.66) <= 0.1 else "differs",
+            f"python run.py -m experiment=sudoku_effort scale={ctx.scale} && python -m analysis",
+        )
+    )

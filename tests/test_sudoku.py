@@ -2,13 +2,12 @@
 solution checked by the independent ``check_solution``)."""
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from nmcs.games import sudoku as S
 from nmcs.games.sudoku import io as IO
 from nmcs.games.sudoku.fc import solve_fc
-from nmcs.harness.sudoku_solve import solve
+from nmcs.harness.batch import ConfigError, search_batch, search_seeds
 from nmcs.search.rng import new_rng
 
 # A classic 9x9 puzzle (Project Euler 96, grid 01) in the one-line format, and its solution.
@@ -239,70 +238,118 @@ def test_forward_checking_detects_no_solution():
     assert solved == -1 and nodes > 0
 
 
-def test_nmcs_level1_and_sampling_solve_with_checker():
+def solved_grid(state0, moves):
+    """The grid after ``moves`` from ``state0``, or None if it is not complete."""
+    state = state0.copy()
+    for move in moves:
+        S.play(state, move)
+    return S.grid_of(state) if state[S.ASSIGNED] == state[S.CELLS] else None
+
+
+def test_fc_algorithm_solves_an_easy_problem_and_is_checked():
+    problem = IO.parse_line(P9)
+    state0 = S.state_from_grid(problem)
+    res = search_batch("sudoku", state0, search_seeds(0, 0, 3), algo="fc", max_playouts=10**6)
+    for i in range(3):
+        assert res.score[i] == 81 and res.length[i] == 81 - int(state0[S.ASSIGNED])
+        assert np.array_equal(solved_grid(state0, res.moves[i]), IO.parse_line(S9))
+        assert res.playouts[i] >= res.length[i]  # nodes
+    # The kernel from Python and the registered algorithm agree, node for node.
+    solved, nodes, _, grid = solve_fc(state0, seed=int(res.seed[0]), max_nodes=10**6)
+    assert solved == 1 and nodes == res.playouts[0]
+    # At the cap: unsolved, no moves, the givens as the score.
+    capped = search_batch(
+        "sudoku", S.make_state(), search_seeds(0, 0, 1), algo="fc", max_playouts=100
+    )
+    assert capped.playouts[0] == 100 and capped.length[0] == 0 and capped.score[0] < 256
+
+
+def test_fc_refuses_other_games_and_a_missing_cap():
+    with pytest.raises(ConfigError, match="algo=fc is for game=sudoku, not game=morpion"):
+        search_batch(
+            "morpion", np.zeros(1, np.int32), search_seeds(0, 0, 1), algo="fc", max_seconds=1
+        )
+    with pytest.raises(ConfigError, match="needs budget"):
+        search_batch("sudoku", S.make_state(), search_seeds(0, 0, 1), algo="fc")
+
+
+def test_restart_until_solved_with_checker():
+    """algo=iterative stops at the first game that solves the grid (its target score)."""
     problems = IO.stored_problems()
     for i in range(3):
-        res = solve(S.state_from_grid(problems[i]), "nested", level=1, memorize=True, seed=(0, i))
-        assert res.solved and IO.check_solution(problems[i], res.grid)
-        assert res.playouts >= res.searches >= 1
-        again = solve(S.state_from_grid(problems[i]), "nested", 1, True, seed=(0, i))
-        assert again.searches == res.searches and again.playouts == res.playouts
+        state0 = S.state_from_grid(problems[i])
+        res = search_batch(
+            "sudoku",
+            state0,
+            search_seeds(0, i, 1),
+            algo="iterative",
+            level=1,
+            memorize=True,
+            max_seconds=60,
+        )
+        assert res.score[0] == 256
+        assert IO.check_solution(problems[i], solved_grid(state0, res.moves[0]))
+        assert res.trace[0][-1, 2] == 256
     problem = IO.parse_line(P9)
-    res = solve(S.state_from_grid(problem), "sampling", seed=4, max_searches=100000)
-    assert res.solved and IO.check_solution(problem, res.grid)
-    assert res.searches == res.playouts
-
-
-def test_solve_gives_up_at_its_cap():
-    res = solve(S.make_state(), "sampling", seed=0, max_searches=5)
-    assert not res.solved and res.searches == 5 and res.grid is None
-
-
-def test_table2_and_effort_pipeline_on_a_tiny_scale(tmp_path):
-    import yaml
-
-    from analysis import sudoku_table2 as T
-
-    cfg = dict(
-        problems=2,
-        fc_cap=0.2,
-        l2_problems=1,
-        fig_per=1,
-        fig_fc_nodes=10**4,
-        methods=("fc", "l1m", "l1"),
+    state0 = S.state_from_grid(problem)
+    res = search_batch(
+        "sudoku",
+        state0,
+        search_seeds(4, 0, 1),
+        algo="iterative",
+        level=0,
+        memorize=False,
+        max_playouts=100000,
     )
-    t2 = T.table2(cfg, seed=0, log=lambda msg: None)
-    assert sorted(set(t2["method"])) == ["fc", "l1", "l1m"]
-    assert t2[t2["method"] != "fc"]["solved"].all()  # NMCS always ends solved (no cap)
-    paper = yaml.safe_load(T.PAPER.read_text())
-    md = T.table2_markdown(t2, cfg, paper)
-    assert "| NMCS level 1 | 2 | 0 |" in md and "1.34" in md
-    eff = T.effort(cfg, seed=0, log=lambda msg: None)
-    assert len(eff) == 2 * len(T.FRACTIONS)
-    T.effort_figure(eff, cfg, tmp_path / "fig.png")
-    assert (tmp_path / "fig.png").stat().st_size > 0
-    from analysis import sudoku as A
-    from analysis.common import Context
-
-    rows = tmp_path / "quick" / "sudoku_table2"
-    rows.mkdir(parents=True)
-    t2.to_csv(rows / "table2_rows.csv", index=False)
-    eff.to_csv(rows / "effort_rows.csv", index=False)
-    claims = {c.claim: c for c in A.analyze(Context(tmp_path, "quick"))}
-    assert "memorization helps at level 1" in claims
-    assert "NMCS level 1 is far faster than forward checking" in claims
-    assert (tmp_path / "tables" / "quick" / "sudoku_table2.csv").exists()
+    assert res.score[0] == 81 and IO.check_solution(problem, solved_grid(state0, res.moves[0]))
+    # A cap too small to solve: the search stops there, unsolved.
+    res = search_batch(
+        "sudoku",
+        S.make_state(),
+        search_seeds(0, 0, 1),
+        algo="iterative",
+        level=0,
+        memorize=False,
+        max_playouts=5,
+    )
+    assert res.score[0] < 256 and res.playouts[0] == 5
 
 
-def test_quick_table2_script_and_report(tmp_path):
-    """The quick Table 2 as a user runs it, then its claims in the reproduction report."""
+def test_quick_table2_and_effort_through_run_py_and_report(tmp_path):
+    """Table 2 and the effort figure as a user runs them (fewer cells than the quick scale),
+    then their claims in the reproduction report; one line for algo=fc on another game."""
     from helpers import run_python
 
-    out = tmp_path / "quick" / "sudoku_table2"
-    run_python("-m", "analysis.sudoku_table2", "--scale", "quick", "--no-figure", "--out", str(out))
-    rows = pd.read_csv(out / "table2_rows.csv")
-    assert set(rows["method"]) == {"fc", "sampling", "l1m", "l2m", "l1", "l2"}
-    assert rows[rows["method"] != "fc"]["solved"].all()
+    sweep = f"hydra.sweep.dir={tmp_path / 'quick'}"
+    run_python(
+        "run.py", "-m", "experiment=sudoku_table2", "game.problem=0,1,2", "progress=false", sweep
+    )
+    run_python(
+        "run.py",
+        "-m",
+        "experiment=sudoku_effort",
+        "game.empty_fraction=0.5,0.65,0.9",
+        "game.problem_seed=10000,10001",
+        "progress=false",
+        sweep,
+    )
+    from nmcs.harness.results import experiment_results
+
+    df = experiment_results(tmp_path / "quick" / "sudoku_table2")
+    assert len(df) == 6 * 3
+    nmcs = df[df["algo"] == "iterative"]
+    assert (nmcs["score"] == 256).all()
+    for _, row in nmcs.iterrows():
+        state0 = S.make_state(problem=int(row["problem"]))
+        assert IO.check_solution(
+            IO.stored_problems()[row["problem"]], solved_grid(state0, row["moves"])
+        )
     run_python("-m", "analysis", "--outputs", str(tmp_path))
     report = (tmp_path / "REPRODUCTION.md").read_text()
     assert "NMCS level 1 needs less effort than iterative sampling" in report
+    assert "NMCS level 1 is far faster than forward checking" in report
+    assert "the hardest problems have close to 66% empty cells" in report
+    assert (tmp_path / "figures" / "quick" / "sudoku_effort_vs_empty.png").exists()
+    bad = run_python("run.py", "algo=fc", "game=morpion", "budget.seconds=1", check=False)
+    assert bad.returncode == 2
+    assert bad.stderr.strip() == "run.py: error: algo=fc is for game=sudoku, not game=morpion"
