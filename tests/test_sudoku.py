@@ -315,6 +315,48 @@ def test_restart_until_solved_with_checker():
     assert res.score[0] < 256 and res.playouts[0] == 5
 
 
+def test_stop_at_target_changes_effort_not_correctness():
+    """stop_at_target=false (the paper's pseudo-code): no early stop inside a nested search, the
+    restarts still stop at a solved grid; every solution checked."""
+    problems = IO.stored_problems()
+    effort = {True: 0, False: 0}
+    for stop in (True, False):
+        for i in range(3):
+            state0 = S.state_from_grid(problems[i])
+            res = search_batch(
+                "sudoku",
+                state0,
+                search_seeds(0, i, 1),
+                algo="iterative",
+                level=1,
+                memorize=False,
+                max_seconds=60,
+                stop_at_target=stop,
+            )
+            assert res.score[0] == 256
+            assert IO.check_solution(problems[i], solved_grid(state0, res.moves[0]))
+            effort[stop] += int(res.playouts[0])
+    assert effort[True] != effort[False]
+    # One nested search without the early stop plays to the end of its game: more playouts
+    # than the same search with it, and its moves replay to its score.
+    state0 = S.state_from_grid(problems[0])
+    seeds = search_seeds(1, 0, 4)
+    runs = {
+        stop: search_batch(
+            "sudoku", state0, seeds, algo="nested", level=1, memorize=True, stop_at_target=stop
+        )
+        for stop in (True, False)
+    }
+    assert (runs[False].playouts >= runs[True].playouts).all()
+    for i in range(4):
+        state = state0.copy()
+        for move in runs[False].moves[i]:
+            S.play(state, move)
+        assert S.score(state) == runs[False].score[i]
+    with pytest.raises(ConfigError, match="stop_at_target = false: algo=beam does not take it"):
+        search_batch("sudoku", state0, seeds, algo="beam", stop_at_target=False)
+
+
 def test_quick_table2_and_effort_through_run_py_and_report(tmp_path):
     """Table 2 and the effort figure as a user runs them (fewer cells than the quick scale),
     then their claims in the reproduction report; one line for algo=fc on another game."""
@@ -336,7 +378,7 @@ def test_quick_table2_and_effort_through_run_py_and_report(tmp_path):
     from nmcs.harness.results import experiment_results
 
     df = experiment_results(tmp_path / "quick" / "sudoku_table2")
-    assert len(df) == 6 * 3
+    assert len(df) == 10 * 3  # 6 methods + 4 without the early stop
     nmcs = df[df["algo"] == "iterative"]
     assert (nmcs["score"] == 256).all()
     for _, row in nmcs.iterrows():

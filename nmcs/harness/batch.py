@@ -95,6 +95,7 @@ def search_batch(
     level: int = 1,
     memorize: bool = True,
     memorize_from: int = 1,
+    stop_at_target: bool = True,
     max_seconds: float = 0.0,
     max_playouts: int = 0,
     workers: int = 1,
@@ -108,6 +109,9 @@ def search_batch(
     (``max_seconds`` and/or ``max_playouts``, 0 = none) is for the algorithms that need one.
     With ``memorize`` the levels from ``memorize_from`` up memorize (``memorize_from=2``: every
     level but level 1, whose playouts then give a score and no sequence).
+    ``stop_at_target=False`` (nested, iterative, on a game with a target score such as Sudoku):
+    no search stops early at a playout that reaches the target (the paper's pseudo-code); an
+    iterative search still stops its restarts at a search that returns such a game.
     ``algo="reflexive"`` takes ``games``: an int (the same at every level) or one count per
     level from the ground up (the paper's 78-move record: ``level=2, games=(100, 1000)``).
     Raises ConfigError (a ValueError) with one line for an invalid argument.
@@ -124,6 +128,7 @@ def search_batch(
         max_seconds=float(max_seconds),
         max_playouts=int(max_playouts),
         memorize_from=int(memorize_from),
+        stop_at_target=bool(stop_at_target),
     )
     try:
         check(record, config, settings, game)

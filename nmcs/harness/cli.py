@@ -169,6 +169,7 @@ def preflight(argv: Sequence[str]) -> None:
             level=cfg.level,
             memorize=cfg.memorize,
             memorize_from=cfg.memorize_from,
+            stop_at_target=cfg.stop_at_target,
             max_seconds=float(cfg.budget.seconds or 0.0),
             max_playouts=int(cfg.budget.playouts or 0),
             **algo_api_options(cfg),

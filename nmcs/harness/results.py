@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 IDENTITY_COLUMNS = ("cell", "search")
 # Top-level config keys added after results were published, with the value of the old behaviour.
-ADDED_KEYS = {"memorize_from": 1}
+ADDED_KEYS = {"memorize_from": 1, "stop_at_target": True}
 
 
 def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:

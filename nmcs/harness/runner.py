@@ -15,7 +15,7 @@ config, the code and package versions, the machine and the times.
 Columns of results.parquet::
 
     experiment cell game instance game_options <game options...> algo algo_options level memorize
-    memorize_from
+    memorize_from stop_at_target
     budget_seconds budget_playouts (null when not set) seed search search_seed score length
     playouts playout_moves
     seconds moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative,
@@ -124,6 +124,7 @@ def rows(
             "level": cfg.level,
             "memorize": bool(cfg.memorize),
             "memorize_from": int(cfg.memorize_from),
+            "stop_at_target": bool(cfg.stop_at_target),
             # Null (NaN / <NA>) where the budget is not set.
             "budget_seconds": np.full(
                 n, np.nan if budget.seconds is None else float(budget.seconds)
@@ -269,6 +270,7 @@ def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
                 level=cfg.level,
                 memorize=cfg.memorize,
                 memorize_from=cfg.memorize_from,
+                stop_at_target=cfg.stop_at_target,
                 max_seconds=float(cfg.budget.seconds or 0.0),
                 max_playouts=int(cfg.budget.playouts or 0),
                 workers=workers,

@@ -49,6 +49,7 @@ class Config:
     level: int = 1
     memorize: bool = True
     memorize_from: int = 1
+    stop_at_target: bool = True
     n_searches: int = 100
     seed: int = 0
     workers: int = 0

@@ -20,6 +20,7 @@ CELL_KEYS = (
     "level",
     "memorize",
     "memorize_from",
+    "stop_at_target",
     "budget_seconds",
     "budget_playouts",
     "seed",

@@ -79,6 +79,7 @@ def settings(cfg: DictConfig) -> Settings:
         max_seconds=float(cfg.budget.seconds or 0.0),
         max_playouts=int(cfg.budget.playouts or 0),
         memorize_from=int(cfg.memorize_from),
+        stop_at_target=bool(cfg.stop_at_target),
     )
 
 

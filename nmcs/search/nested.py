@@ -17,9 +17,12 @@
   and/or playouts is spent, keeping the best and an anytime trace.
 
 A game may define ``target_score(state)``, a score no game can beat (a solved Sudoku). A search
-then stops as soon as one of its playouts or lower searches reaches it and returns that game,
-and an iterative search stops at the first such game ("restart until solved"). Games without
-it (the tree problems, Morpion, SameGame) are searched exactly as in the paper's pseudo-code.
+then stops as soon as one of its playouts or lower searches reaches it and returns that game
+(``stop_at_target``, the default; with ``stop_at_target=false`` the nested search runs to its
+end as the paper's pseudo-code does, so a level without memorization can lose a solution one of
+its playouts found), and an iterative search stops at the first search that returns such a game
+("restart until solved") either way. Games without it (the tree problems, Morpion, SameGame) are
+searched exactly as in the paper's pseudo-code.
 
 Levels are unrolled (level k calls a distinct level k-1 function) rather than recursive, because
 recursive jitted functions without signatures can crash numba's on-disk cache (numba issue 6061).
@@ -39,6 +42,7 @@ Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, B = max branching, M = ma
     seqs    [L, 2, M]  seqs[k]: the two child-sequence buffers of the level-k search
     cont    [M]        the replayed continuation of a level-1 playout
     aux     uint64[1]  generator state used for replays
+    stop    bool[1]    stop a search at a playout that reaches the game's target score
     stats   int64[2]   playouts started, moves played in playouts (counted since allocation)
 """
 
@@ -69,6 +73,7 @@ class NestedWorkspace(NamedTuple):
     cont: np.ndarray
     aux: np.ndarray
     stats: np.ndarray
+    stop: np.ndarray
 
 
 @functools.cache
@@ -97,7 +102,8 @@ def build_nested(game):
         seqs = np.empty((n_levels, 2, m), np.int32)
         cont = np.empty(m, np.int32)
         aux = np.zeros(1, np.uint64)
-        return NestedWorkspace(states, moves, seqs, cont, aux, stats)
+        stop = np.ones(1, np.bool_)
+        return NestedWorkspace(states, moves, seqs, cont, aux, stats, stop)
 
     @njit
     def sample(state, level, memorize, rng, ws, seq):
@@ -120,7 +126,7 @@ def build_nested(game):
         played = 0
         pending = False  # the best sequence's tail is a playout not replayed yet
         pending_rng = np.uint64(0)
-        target = target_score(state)
+        target = target_score(state) if ws.stop[0] else NO_TARGET
         while True:
             n = legal_moves(state, legal)
             if n == 0:
@@ -185,7 +191,7 @@ def build_nested(game):
             best = NO_SCORE
             played = 0
             cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
-            target = target_score(state)
+            target = target_score(state) if ws.stop[0] else NO_TARGET
             while True:
                 n = legal_moves(state, legal)
                 if n == 0:
@@ -289,6 +295,7 @@ def build_nested(game):
 class NestedParams(NamedTuple):
     level: int
     memorize: int  # the lowest level that memorizes; NEVER_MEMORIZE: none
+    stop_at_target: bool  # stop at a playout that reaches the game's target score
 
 
 class IterativeParams(NamedTuple):
@@ -296,6 +303,7 @@ class IterativeParams(NamedTuple):
     memorize: int
     max_seconds: float  # 0: no limit of that kind
     max_playouts: int
+    stop_at_target: bool
 
 
 class IterativeWorkspace(NamedTuple):
@@ -330,7 +338,9 @@ def memorize_param(settings: Settings) -> int:
 
 
 def nested_params(options, settings, kernels, state0):
-    return NestedParams(int(settings.level), memorize_param(settings))
+    return NestedParams(
+        int(settings.level), memorize_param(settings), bool(settings.stop_at_target)
+    )
 
 
 def iterative_params(options, settings, kernels, state0):
@@ -339,6 +349,7 @@ def iterative_params(options, settings, kernels, state0):
         memorize_param(settings),
         float(settings.max_seconds),
         int(settings.max_playouts),
+        bool(settings.stop_at_target),
     )
 
 
@@ -348,7 +359,9 @@ def build_nested_search(game):
 
     @njit
     def new_workspace(state0, params, stats):
-        return new_nested_workspace(state0, stats)
+        ws = new_nested_workspace(state0, stats)
+        ws.stop[0] = params.stop_at_target
+        return ws
 
     @njit
     def run(state, params, rng, ws, seq, trace):
@@ -365,6 +378,7 @@ def build_iterative_search(game):
     @njit
     def new_workspace(state0, params, stats):
         nws = new_nested_workspace(state0, stats)
+        nws.stop[0] = params.stop_at_target
         # cont has max moves + 1 entries, the length of any move-sequence buffer.
         return IterativeWorkspace(nws, np.empty_like(state0), np.empty_like(nws.cont))
 
@@ -398,6 +412,7 @@ NESTED = register(
         params=nested_params,
         build=build_nested_search,
         max_level=MAX_LEVEL,
+        stop_rule=True,
     )
 )
 ITERATIVE = register(
@@ -409,5 +424,6 @@ ITERATIVE = register(
         needs_budget=True,
         writes_trace=True,
         max_level=MAX_LEVEL,
+        stop_rule=True,
     )
 )

@@ -23,6 +23,8 @@ A record says::
                   completion and refuses a budget
     writes_trace  True: returns an anytime trace (seconds, playouts, best score) per search
     games         the games it accepts (None: every game)
+    stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
+                  game's target score); False: refuses ``stop_at_target=false``
     max_level     the largest ``level`` it takes
 
 ``settings`` (``Settings``) are the top-level keys every algorithm may read: level, memorize
@@ -64,6 +66,7 @@ class Settings(NamedTuple):
     max_seconds: float = 0.0
     max_playouts: int = 0
     memorize_from: int = 1  # with memorize: the lowest level that memorizes
+    stop_at_target: bool = True  # stop a search at a playout that reaches the target score
 
     @property
     def has_budget(self) -> bool:
@@ -81,6 +84,7 @@ class Algorithm:
     needs_budget: bool = False
     writes_trace: bool = False
     games: tuple[str, ...] | None = None
+    stop_rule: bool = False
     max_level: int = 6
 
     def option_names(self) -> list[str]:
@@ -144,6 +148,12 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
             f"budget: algo={algo.name} runs to completion and takes no budget "
             f"(budgets are for algo={' or algo='.join(budgeted)}; "
             "set budget.seconds=null budget.playouts=null)"
+        )
+    if not settings.stop_at_target and not algo.stop_rule:
+        takes = [a.name for a in _ALGORITHMS.values() if a.stop_rule]
+        raise ValueError(
+            f"stop_at_target = false: algo={algo.name} does not take it "
+            f"(only algo={' or algo='.join(takes)})"
         )
     if game is not None and algo.games is not None and game not in algo.games:
         raise ValueError(
