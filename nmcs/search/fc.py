@@ -20,7 +20,6 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.games.sudoku.fc import fc_search, new_stack
 from nmcs.search.nested import PLAYOUTS
 from nmcs.search.registry import Algorithm, Settings, register
 
@@ -56,6 +55,9 @@ def fc_params(options, settings, kernels, state0):
 def build_fc_search(game):
     """``(new_workspace, run)`` of algo=fc for the engine; ``game`` is Sudoku's kernel module
     (the record's ``games`` refuses the others)."""
+    # Imported here, not at the top: importing the Sudoku package registers the game, and the
+    # game registry must load its built-in games first, in their order.
+    from nmcs.games.sudoku.fc import fc_search, new_stack
 
     @njit
     def new_workspace(state0, params, stats):
