@@ -106,16 +106,21 @@ def _load() -> None:
 
 
 def names() -> list[str]:
-    """The registered algorithms, in registration order."""
+    """The registered algorithms: the built-in ones in ``BUILTIN_MODULES`` order (whatever
+    imported first), then the others in registration order."""
     _load()
-    return list(_ALGORITHMS)
+    return sorted(_ALGORITHMS, key=lambda name: _rank(_ALGORITHMS[name].build.__module__))
+
+
+def _rank(module: str) -> int:
+    return BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
 
 
 def algorithm(name: str) -> Algorithm:
     """The record of algorithm ``name``; ValueError listing the choices if there is none."""
     _load()
     if name not in _ALGORITHMS:
-        raise ValueError(f"unknown algo '{name}' (allowed: {', '.join(_ALGORITHMS)})")
+        raise ValueError(f"unknown algo '{name}' (allowed: {', '.join(names())})")
     return _ALGORITHMS[name]
 
 
