@@ -52,11 +52,15 @@ children of the step::
     nbeam   int64[L]      current beam size per level
 """
 
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
 from nmcs.search.nested import MAX_LEVEL, NO_SCORE, NO_TARGET, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.registry import Algorithm, Settings, register
 from nmcs.search.rng import below
 
 POS, LEN, SCORE = 0, 1, 2
@@ -299,13 +303,23 @@ def build_beam(game):
 
     @njit
     def iterative(
-        state0, level, widths, rng, ws, seq, stats, scratch_state, scratch_seq, budget, trace
+        state0,
+        level,
+        widths,
+        rng,
+        ws,
+        seq,
+        stats,
+        scratch_state,
+        scratch_seq,
+        max_seconds,
+        max_playouts,
+        trace,
     ):
-        """Beam searches from ``state0`` repeated until ``budget`` = (max_seconds, max_playouts)
-        is spent (0: no limit of that kind; one must be set), keeping the best game in ``seq``
+        """Beam searches from ``state0`` repeated until ``max_seconds`` and/or ``max_playouts``
+        are spent (0: no limit of that kind; one must be set), keeping the best game in ``seq``
         and an improvement trace; returns (its length, trace rows). A search that has started
         finishes, so a budget can be overshot by one search (as ``nmcs.search.nested``)."""
-        max_seconds, max_playouts = budget
         clock = start_clock()
         best = NO_SCORE
         best_len = 0
@@ -329,3 +343,162 @@ def build_beam(game):
         return best_len, n_trace
 
     return new_workspace, search, iterative
+
+
+# ---------------------------------------------------------------- registry records
+
+# A beam wider than this is refused (its workspace would hold this many positions per level).
+MAX_WIDTH = 1 << 16
+
+
+class BeamParams(NamedTuple):
+    level: int
+    widths: np.ndarray  # int64[MAX_LEVEL]: widths[l - 1] is the beam of level l
+
+
+class IterativeBeamParams(NamedTuple):
+    level: int
+    widths: np.ndarray
+    max_seconds: float  # 0: no limit of that kind
+    max_playouts: int
+
+
+class BeamWorkspace(NamedTuple):
+    beam: tuple  # the kernel's buffers (see the module docstring)
+    stats: np.ndarray
+    scratch_state: np.ndarray
+    scratch_seq: np.ndarray
+
+
+def beam_widths(level: int, beam) -> list[int]:
+    """The MAX_LEVEL beam sizes of a level-``level`` search (unused levels get 1); ValueError
+    naming ``algo.beam`` if ``beam`` does not fit the level."""
+    sizes = [int(beam)] if np.ndim(beam) == 0 else [int(s) for s in beam]
+    if (
+        not sizes
+        or min(sizes) < 1
+        or max(sizes) > MAX_WIDTH
+        or (len(sizes) > 1 and len(sizes) != level)
+    ):
+        raise ValueError(
+            f"algo.beam = {sizes}: one size for every level, or {level} sizes [s1, ..., "
+            f"s{level}] (s1 at level 1), each from 1 to {MAX_WIDTH}"
+        )
+    if len(sizes) == 1:
+        sizes = sizes * max(level, 1)
+    return sizes + [1] * (MAX_LEVEL - len(sizes))
+
+
+@dataclass
+class BeamConfig:
+    """``algo=beam``: Monte-Carlo Beam Search of ``level`` with beams ``beam`` = [s1, ..., sL]
+    (one value: the same at every level); all 1 = nested search with memorization."""
+
+    name: str = "beam"
+    beam: list[int] = field(default_factory=lambda: [1])
+
+    def check(self, settings: Settings) -> None:
+        beam_widths(settings.level, self.beam)
+
+
+@dataclass
+class IterativeBeamConfig:
+    """``algo=iterative_beam``: beam searches repeated until ``budget.*`` is spent."""
+
+    name: str = "iterative_beam"
+    beam: list[int] = field(default_factory=lambda: [1])
+
+    def check(self, settings: Settings) -> None:
+        beam_widths(settings.level, self.beam)
+
+
+def beam_params(options, settings, kernels, state0):
+    return BeamParams(
+        int(settings.level), np.array(beam_widths(settings.level, options.beam), np.int64)
+    )
+
+
+def iterative_beam_params(options, settings, kernels, state0):
+    return IterativeBeamParams(
+        int(settings.level),
+        np.array(beam_widths(settings.level, options.beam), np.int64),
+        float(settings.max_seconds),
+        int(settings.max_playouts),
+    )
+
+
+def _builders(game):
+    new_beam_workspace, beam, iterative = build_beam(game)
+
+    @njit
+    def new_workspace(state0, params, stats):
+        width = 1
+        for k in range(max(params.level, 1)):
+            width = max(width, params.widths[k])
+        kernel_ws = new_beam_workspace(state0, width)
+        seq_len = kernel_ws[6].shape[1]  # cbuf: max moves + 1
+        return BeamWorkspace(kernel_ws, stats, np.empty_like(state0), np.empty(seq_len, np.int32))
+
+    return new_workspace, beam, iterative
+
+
+def build_beam_search(game):
+    """``(new_workspace, run)`` of algo=beam for the engine."""
+    new_workspace, beam, _ = _builders(game)
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        return beam(state, params.level, params.widths, rng, ws.beam, seq, ws.stats), 0
+
+    return new_workspace, run
+
+
+def build_iterative_beam_search(game):
+    """``(new_workspace, run)`` of algo=iterative_beam for the engine."""
+    new_workspace, _, iterative = _builders(game)
+    play = game.play
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        length, n_trace = iterative(
+            state,
+            params.level,
+            params.widths,
+            rng,
+            ws.beam,
+            seq,
+            ws.stats,
+            ws.scratch_state,
+            ws.scratch_seq,
+            params.max_seconds,
+            params.max_playouts,
+            trace,
+        )
+        # The best game is the last improvement; replay it onto the position.
+        for j in range(length):
+            play(state, seq[j])
+        return length, n_trace
+
+    return new_workspace, run
+
+
+BEAM = register(
+    Algorithm(
+        name="beam",
+        config=BeamConfig,
+        params=beam_params,
+        build=build_beam_search,
+        max_level=MAX_LEVEL,
+    )
+)
+ITERATIVE_BEAM = register(
+    Algorithm(
+        name="iterative_beam",
+        config=IterativeBeamConfig,
+        params=iterative_beam_params,
+        build=build_iterative_beam_search,
+        needs_budget=True,
+        writes_trace=True,
+        max_level=MAX_LEVEL,
+    )
+)

@@ -45,7 +45,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
-BUILTIN_MODULES = ("nmcs.search.nested", "nmcs.search.reflexive", "nmcs.search.uct")
+BUILTIN_MODULES = (
+    "nmcs.search.nested",
+    "nmcs.search.reflexive",
+    "nmcs.search.uct",
+    "nmcs.search.beam",
+)
 PLUGINS_ENV = "NMCS_PLUGINS"
 
 
