@@ -19,6 +19,7 @@ from hydra.errors import MissingConfigException, OverrideParseException
 from omegaconf import OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+from nmcs.harness import matches
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.harness.runner import CellInterrupted, algo_api_options, run_cell
 from nmcs.harness.schema import SCALES, register_configs
@@ -142,6 +143,7 @@ def preflight(argv):
         return
     register()
     first_cells = {}
+    first_pairing = None
     overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -150,6 +152,9 @@ def preflight(argv):
                 overrides = list(cell)
                 cfg = compose("config", overrides=overrides)
                 OmegaConf.to_container(cfg, resolve=True)
+                if matches.is_match_cell(cfg):  # hook (matches): a pairing of two players
+                    first_pairing = first_pairing or matches.validate_match(cfg)
+                    continue
                 state0 = validate(cfg)
                 first_cells.setdefault((cfg.game.name, cfg.algo.name), (cfg, state0))
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
@@ -158,6 +163,8 @@ def preflight(argv):
     # Load or compile each (game, algorithm) entry point here, once: jobs launched in parallel
     # processes then all find it in the on-disk cache instead of compiling (and writing the
     # cache) at once. Zero searches: the call compiles, runs nothing.
+    if first_pairing is not None:
+        matches.warm_up(first_pairing)
     for cfg, state0 in first_cells.values():
         search_batch(
             cfg.game.name,
@@ -176,7 +183,10 @@ def run_job(cfg):
     """The Hydra task: run one cell into the job's output folder."""
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
-        run_cell(cfg, out_dir)
+        if matches.is_match_cell(cfg):  # hook (matches)
+            matches.run_match_cell(cfg, out_dir)
+        else:
+            run_cell(cfg, out_dir)
     except ConfigError as error:
         print(f"run.py: error: {error}", file=sys.stderr)
         sys.exit(2)

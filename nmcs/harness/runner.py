@@ -36,6 +36,7 @@ from tqdm.auto import tqdm
 
 from nmcs.games.registry import game as game_record
 from nmcs.harness.batch import algo_options_string, api_options, search_batch, seeds_for
+from nmcs.harness.matches import strip_match_keys
 from nmcs.harness.provenance import now_iso, provenance
 from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
 from nmcs.search.registry import algorithm
@@ -53,7 +54,8 @@ class CellInterrupted(Exception):
 def cell_identity(cfg) -> dict:
     """The part of the config that determines every search's result."""
     full = OmegaConf.to_container(cfg, resolve=True)
-    return {k: v for k, v in full.items() if k not in NOT_IDENTITY}
+    # hook (matches): the unset match-only keys leave existing cells' hashes as they were
+    return strip_match_keys({k: v for k, v in full.items() if k not in NOT_IDENTITY})
 
 
 def cell_hash(identity: dict) -> str:

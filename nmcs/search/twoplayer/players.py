@@ -1,0 +1,479 @@
+"""Players for two-player games (Cazenave, Saffidine, Schofield and Thielscher, "Nested Monte
+Carlo Search for Two-Player Games", AAAI 2016): MCS, the UCT baseline with random playouts, and
+the nested player, the same UCT whose playouts are NMC(n) searches, n = 1 or 2.
+
+NMC(n) from a position s, for the player p to move at each step (n >= 1)::
+
+    while s is not over:
+        bound <- -1/d(s) with discounting (d = moves played so far), else -1
+        for each legal move m, in a random order:
+            play NMC(n-1) from s+m to the end (level 0: uniform random moves)
+            v <- outcome for p at the end, divided by the depth T of the end with discounting
+            if v > bound: bound <- v, best <- m
+            COW: stop at the first playout that p wins
+        POD: a lower-level playout stops (and counts for nothing) once it is as deep as the
+             shallowest win of p found at this step, since it could only tie or do worse
+        play best (the first move of the random order if no playout beat the bound)
+
+How the paper's text is read here (see docs/twoplayer.md):
+
+- discounting: "a result v reached after t+1 moves counts v/(t+1)": t+1 is the depth of the
+  final position counted from the start of the game (PLY), so the initial bound -1/d, d the
+  depth of the current position, lies strictly below every result reachable from it (a loss
+  at depth T > d counts -1/T > -1/d); the order of results is the same as with depths counted
+  from the current position (faster wins, slower losses first);
+- the tree search (UCT) backs up the undiscounted outcome of its playouts, 1 / 0.5 / 0 for a
+  win / draw / loss of the player who made the move into each node; UCB1 with c = 0.4 by
+  default, one node added per simulation, untried moves first (in a random order), the move
+  played is the most visited root move (ties: the better mean, then the first);
+- the budget per move is counted in random (level-0) playouts, those inside nested playouts
+  included, so one unit is the same work for every player, and checked between simulations
+  (a simulation in flight finishes, so at least one runs and a nested one may overrun); or in
+  milliseconds, a hard limit: a nested playout still running at the deadline stops and is
+  dropped (not backed up); if no simulation finished, the move is a random legal one;
+- a position with one legal move is answered at once, without search.
+
+Everything random draws from the player's own generator (``nmcs.search.rng``): the same seed
+and a playout budget give the same game on any machine.
+"""
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from nmcs.games.twoplayer.layout import ONGOING, PLY, TO_MOVE, WINNER
+from nmcs.games.twoplayer.protocol import (
+    legal_moves,
+    max_branching,
+    max_moves,
+    outcome,
+    play,
+    random_move,
+)
+from nmcs.search.clock import now
+from nmcs.search.rng import below
+
+MAX_LEVEL = 2
+NO_LIMIT = np.int32(2**31 - 1)
+UNEXPANDED = -1
+NO_NODE = -1
+# stats slots: random playouts run (the budget unit), moves played inside them
+S_PLAYOUTS, S_MOVES = 0, 1
+
+
+# ---------------------------------------------------------------- nested playouts
+
+
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    for j in range(src.shape[0]):
+        dst[j] = src[j]
+
+
+@njit(cache=True, inline="always")
+def _shuffle(moves, n, rng):
+    for j in range(n - 1, 0, -1):
+        k = below(rng, j + 1)
+        moves[j], moves[k] = moves[k], moves[j]
+
+
+@njit(cache=True, inline="always")
+def _value(state, player, discount):
+    v = outcome(state, player)
+    if discount:
+        return v / max(state[PLY], 1)
+    return float(v)
+
+
+@njit(cache=True, inline="always")
+def _bound(state, discount):
+    if discount:
+        # Strictly below every reachable result (see the module docstring); at depth 0 any
+        # value below -1 will do.
+        return -1.0 / state[PLY] if state[PLY] > 0 else -2.0
+    return -1.0
+
+
+@njit(cache=True)
+def random_playout(state, rng, legal, ply_limit, stats):
+    """NMC(0): uniform random moves to the end, in place. Returns False if it stopped at
+    ``ply_limit`` first (POD)."""
+    stats[S_PLAYOUTS] += 1
+    while state[WINNER] == ONGOING:
+        if state[PLY] >= ply_limit:
+            return False
+        play(state, random_move(state, rng, legal))
+        stats[S_MOVES] += 1
+    return True
+
+
+@njit(cache=True)
+def step1(state, rng, legal, child, discount, pod, cow, stats):
+    """The move NMC(1) plays in ``state`` (not over): one random playout per legal move
+    (buffers ``legal[0..1]``, ``child[1]``)."""
+    moves = legal[1]
+    buf = child[1]
+    n = legal_moves(state, moves)
+    _shuffle(moves, n, rng)
+    p = state[TO_MOVE]
+    best_val = _bound(state, discount)
+    best = moves[0]
+    win_ply = NO_LIMIT
+    for j in range(n):
+        _copy(buf, state)
+        play(buf, moves[j])
+        lim = win_ply if pod else NO_LIMIT
+        if not random_playout(buf, rng, legal[0], lim, stats):
+            continue  # pruned on depth: it could not beat the best win
+        v = _value(buf, p, discount)
+        if v > best_val:
+            best_val = v
+            best = moves[j]
+        if outcome(buf, p) == 1:
+            win_ply = min(win_ply, buf[PLY])
+            if cow:
+                break
+    return best
+
+
+@njit(cache=True)
+def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
+    """NMC(1) to the end, in place. Returns False if it stopped at ``ply_limit`` first, or at
+    the clock's ``deadline`` (seconds of ``now``; 0: none)."""
+    while state[WINNER] == ONGOING:
+        if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
+            return False
+        play(state, step1(state, rng, legal, child, discount, pod, cow, stats))
+    return True
+
+
+@njit(cache=True)
+def step2(state, rng, legal, child, discount, pod, cow, stats, deadline):
+    """The move NMC(2) plays in ``state``: as ``step1`` with NMC(1) playouts (buffers
+    ``legal[0..2]``, ``child[1..2]``)."""
+    moves = legal[2]
+    buf = child[2]
+    n = legal_moves(state, moves)
+    _shuffle(moves, n, rng)
+    p = state[TO_MOVE]
+    best_val = _bound(state, discount)
+    best = moves[0]
+    win_ply = NO_LIMIT
+    for j in range(n):
+        _copy(buf, state)
+        play(buf, moves[j])
+        lim = win_ply if pod else NO_LIMIT
+        if not nmc1(buf, rng, legal, child, lim, discount, pod, cow, stats, deadline):
+            continue
+        v = _value(buf, p, discount)
+        if v > best_val:
+            best_val = v
+            best = moves[j]
+        if outcome(buf, p) == 1:
+            win_ply = min(win_ply, buf[PLY])
+            if cow:
+                break
+    return best
+
+
+@njit(cache=True)
+def nmc2(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
+    """NMC(2) to the end, in place; returns False as ``nmc1``."""
+    while state[WINNER] == ONGOING:
+        if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
+            return False
+        play(state, step2(state, rng, legal, child, discount, pod, cow, stats, deadline))
+    return True
+
+
+@njit(cache=True)
+def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats, deadline):
+    """NMC(level) from ``state`` to the end, in place; False if the deadline stopped it."""
+    if level == 0:
+        return random_playout(state, rng, legal[0], NO_LIMIT, stats)
+    if level == 1:
+        return nmc1(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
+    return nmc2(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
+
+
+@njit(cache=True)
+def run_random_playouts(state0, n, rng, buf, legal, stats):
+    """``n`` random playouts from ``state0`` (a benchmark and a sanity check); returns how
+    many player 0 won."""
+    wins0 = 0
+    for _ in range(n):
+        _copy(buf, state0)
+        random_playout(buf, rng, legal, NO_LIMIT, stats)
+        if outcome(buf, 0) == 1:
+            wins0 += 1
+    return wins0
+
+
+# ---------------------------------------------------------------- UCT over nested playouts
+
+
+# nogil: matches are driven from Python, so threads can play several at once.
+@njit(cache=True, nogil=True)
+def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seconds, stats):
+    """The move a UCT search chooses at ``root`` (see the module docstring). ``ws`` is the
+    workspace tuple of ``new_workspace``; ``stats`` gains the playouts and moves it ran."""
+    (visits, total, first, n_edges, edge_move, edge_child, path, mover, sim, legal, child) = ws
+    n_cap = visits.shape[0]
+    e_cap = edge_move.shape[0]
+    b_cap = legal.shape[1]
+    n = legal_moves(root, legal[0])
+    if n == 0:
+        return -1
+    if n == 1:
+        return legal[0][0]
+    visits[0] = 0
+    total[0] = 0.0
+    first[0] = UNEXPANDED
+    used_nodes = 1
+    used_edges = 0
+    start = stats[S_PLAYOUTS]
+    t0 = now()
+    deadline = t0 + max_seconds if max_seconds > 0.0 else 0.0
+    while True:
+        if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
+            break
+        if max_seconds > 0.0 and now() - t0 >= max_seconds:
+            break
+        _copy(sim, root)
+        node = 0
+        depth = 0
+        path[0] = 0
+        # Selection and expansion: descend until a new node is added, the game ends, or the
+        # pools are full (then the simulation goes on from where it stands).
+        while sim[WINNER] == ONGOING:
+            if first[node] == UNEXPANDED:
+                if used_edges + b_cap > e_cap:
+                    break
+                k = legal_moves(sim, legal[0])
+                first[node] = used_edges
+                n_edges[node] = k
+                for j in range(k):
+                    edge_move[used_edges + j] = legal[0][j]
+                    edge_child[used_edges + j] = NO_NODE
+                used_edges += k
+            e0 = first[node]
+            k = n_edges[node]
+            untried = 0
+            for j in range(k):
+                if edge_child[e0 + j] == NO_NODE:
+                    untried += 1
+            if untried > 0:
+                if used_nodes >= n_cap:
+                    break
+                pick = below(rng, untried)
+                e = e0
+                for j in range(k):
+                    if edge_child[e0 + j] == NO_NODE:
+                        if pick == 0:
+                            e = e0 + j
+                            break
+                        pick -= 1
+                new = used_nodes
+                used_nodes += 1
+                visits[new] = 0
+                total[new] = 0.0
+                first[new] = UNEXPANDED
+                edge_child[e] = new
+                mover[depth + 1] = sim[TO_MOVE]
+                play(sim, edge_move[e])
+                depth += 1
+                path[depth] = new
+                break
+            log_t = math.log(visits[node])
+            best_e = e0
+            best_u = -1.0
+            for j in range(k):
+                ch = edge_child[e0 + j]
+                u = total[ch] / visits[ch] + c * math.sqrt(log_t / visits[ch])
+                if u > best_u:
+                    best_u = u
+                    best_e = e0 + j
+            node = edge_child[best_e]
+            mover[depth + 1] = sim[TO_MOVE]
+            play(sim, edge_move[best_e])
+            depth += 1
+            path[depth] = node
+        if sim[WINNER] == ONGOING:
+            if not nested_playout(
+                sim, level, rng, legal, child, discount, pod, cow, stats, deadline
+            ):
+                break  # out of time in a nested playout: it is dropped, not backed up
+        else:
+            stats[S_PLAYOUTS] += 1  # a simulation that ends in the tree counts as one playout
+        visits[0] += 1
+        for d in range(1, depth + 1):
+            nd = path[d]
+            visits[nd] += 1
+            total[nd] += 0.5 * (outcome(sim, mover[d]) + 1)
+    # The most visited root move (ties: the better mean, then the first).
+    e0 = first[0]
+    if e0 == UNEXPANDED:  # no simulation finished: a random legal move
+        return legal[0][below(rng, legal_moves(root, legal[0]))]
+    best_e = e0
+    best_v = -1
+    best_m = -1.0
+    for j in range(n_edges[0]):
+        ch = edge_child[e0 + j]
+        if ch == NO_NODE or visits[ch] == 0:  # untried, or its simulation was dropped
+            continue
+        m = total[ch] / visits[ch]
+        if visits[ch] > best_v or (visits[ch] == best_v and m > best_m):
+            best_v = visits[ch]
+            best_m = m
+            best_e = e0 + j
+    if best_v <= 0:  # no simulation finished in time: a random legal move
+        return edge_move[e0 + below(rng, n_edges[0])]
+    return edge_move[best_e]
+
+
+def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -> tuple:
+    """The UCT tree pools and playout buffers for positions like ``state``."""
+    b = int(max_branching(state))
+    m = int(max_moves(state)) + 2
+    if n_edges is None:
+        n_edges = min(n_nodes * b, 1 << 21)
+    n_edges = max(n_edges, b)
+    return (
+        np.zeros(n_nodes, dtype=np.int64),  # visits
+        np.zeros(n_nodes, dtype=np.float64),  # total reward of the player who moved in
+        np.full(n_nodes, UNEXPANDED, dtype=np.int64),  # first edge
+        np.zeros(n_nodes, dtype=np.int64),  # number of edges
+        np.zeros(n_edges, dtype=np.int32),  # edge move
+        np.full(n_edges, NO_NODE, dtype=np.int64),  # edge child
+        np.zeros(m, dtype=np.int64),  # path of nodes
+        np.zeros(m, dtype=np.int32),  # player who moved into path[d]
+        np.zeros_like(state),  # simulation state
+        np.zeros((MAX_LEVEL + 1, b), dtype=np.int32),  # legal moves per level
+        np.zeros((MAX_LEVEL + 1, state.shape[0]), dtype=state.dtype),  # child state per level
+    )
+
+
+# ---------------------------------------------------------------- Python API
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    """A player: ``level`` 0 is MCS (UCT with random playouts); 1 or 2 the nested player,
+    UCT with NMC(level) playouts and the paper's three switches."""
+
+    level: int = 0
+    discount: bool = False
+    pod: bool = False
+    cow: bool = False
+    c: float = 0.4
+
+    def __post_init__(self):
+        if not isinstance(self.level, int) or not 0 <= self.level <= MAX_LEVEL:
+            raise ValueError(f"player level must be 0, 1 or 2, got {self.level!r}")
+        if not self.c >= 0:
+            raise ValueError(f"player c must be >= 0, got {self.c!r}")
+        if self.level == 0 and (self.discount or self.pod or self.cow):
+            raise ValueError("discount, pod and cow apply to nested playouts (level 1 or 2)")
+
+    @property
+    def label(self) -> str:
+        """A short name: ``MCS``, ``NMC(1)+COW``, ``NMC(2)+D+POD``..."""
+        if self.level == 0:
+            return "MCS"
+        parts = [f"NMC({self.level})"]
+        parts += [
+            name for on, name in ((self.discount, "D"), (self.pod, "POD"), (self.cow, "COW")) if on
+        ]
+        return "+".join(parts)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Budget per move: random playouts (machine independent) and/or milliseconds; the first
+    reached stops the search. ``Budget()`` is 1,000 playouts; ``Budget(ms=40)`` is 40 ms only."""
+
+    playouts: int | None = None
+    ms: float | None = None
+
+    def __post_init__(self):
+        if self.playouts is None and self.ms is None:
+            object.__setattr__(self, "playouts", 1000)
+        if self.playouts is not None and (
+            not isinstance(self.playouts, int)
+            or isinstance(self.playouts, bool)
+            or self.playouts < 1
+        ):
+            raise ValueError(f"budget.playouts must be a positive integer, got {self.playouts!r}")
+        if self.ms is not None and not (isinstance(self.ms, int | float) and self.ms > 0):
+            raise ValueError(f"budget.ms must be a positive number, got {self.ms!r}")
+
+
+class Player:
+    """A seeded player with its own workspace, reused from move to move."""
+
+    def __init__(self, config: PlayerConfig, budget: Budget, state: np.ndarray, seed: int):
+        self.config = config
+        self.budget = budget
+        self.rng = np.array([seed], dtype=np.uint64)
+        self.stats = np.zeros(2, dtype=np.int64)
+        n_nodes = (budget.playouts + 2) if budget.ms is None else 1 << 16
+        self.ws = new_workspace(state, min(n_nodes, 1 << 20))
+
+    def choose(self, state: np.ndarray) -> int:
+        """The move to play in ``state`` (which is not changed)."""
+        cfg, b = self.config, self.budget
+        return int(
+            uct_move(
+                state,
+                self.rng,
+                self.ws,
+                cfg.level,
+                cfg.discount,
+                cfg.pod,
+                cfg.cow,
+                float(cfg.c),
+                0 if b.playouts is None else int(b.playouts),
+                0.0 if b.ms is None else b.ms / 1000.0,
+                self.stats,
+            )
+        )
+
+
+def player_seeds(seed: int, n: int = 2) -> list[int]:
+    """``n`` generator seeds derived from ``seed`` (one per player of a match)."""
+    words = np.random.SeedSequence(seed).generate_state(n, dtype=np.uint64)
+    return [int(w) for w in words]
+
+
+def timed_choice(player: Player, state: np.ndarray) -> tuple[int, float, int]:
+    """(move, seconds, playouts) of one decision."""
+    before = int(player.stats[S_PLAYOUTS])
+    t = time.perf_counter()
+    move = player.choose(state)
+    return move, time.perf_counter() - t, int(player.stats[S_PLAYOUTS]) - before
+
+
+def nested_choice(
+    state: np.ndarray,
+    level: int,
+    seed: int,
+    discount: bool = False,
+    pod: bool = False,
+    cow: bool = False,
+) -> tuple[int, int]:
+    """(move, random playouts used) of one NMC(level) step in ``state``, level 1 or 2: the
+    move the nested playout itself would play (no tree search around it)."""
+    if level not in (1, 2):
+        raise ValueError(f"nested_choice: level must be 1 or 2, got {level!r}")
+    ws = new_workspace(state, 1, 1)
+    legal, child = ws[9], ws[10]
+    rng = np.array([seed], dtype=np.uint64)
+    stats = np.zeros(2, dtype=np.int64)
+    if level == 1:
+        move = step1(state.copy(), rng, legal, child, discount, pod, cow, stats)
+    else:
+        move = step2(state.copy(), rng, legal, child, discount, pod, cow, stats, 0.0)
+    return int(move), int(stats[S_PLAYOUTS])

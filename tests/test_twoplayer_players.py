@@ -1,0 +1,221 @@
+"""Two-player players: the nested player finds wins, discounting orders wins and losses by
+depth, POD and COW save playouts without changing what is found, seeded determinism, matches."""
+
+import pytest
+
+from nmcs.games.twoplayer import protocol as P
+from nmcs.search.twoplayer import Budget, PlayerConfig, play_match, run_matches
+from nmcs.search.twoplayer.players import Player, nested_choice
+
+# x wins at once with a5a6 or a5b6; every other move lets o's last pawn (whose every move
+# reaches row 1) win: each child's value is the same in every playout.
+WIN_IN_ONE = """
+breakthrough 6x4, x to move
+6 . . . .
+5 x . . .
+4 . . . .
+3 . . . .
+2 . . . o
+1 . x . .
+"""
+
+# x wins with its second move if it advances the a4 runner now (o needs two moves); a move of
+# the b1 pawn lets o's pawn reach row 2, and it wins before the runner arrives.
+WIN_IN_TWO = """
+breakthrough 6x4, x to move
+6 . . . .
+5 . . . .
+4 x . . .
+3 . . . o
+2 . . . .
+1 . x . .
+"""
+
+# Domineering, x (vertical) to move: a2 or b2 takes o's only room (the 2x2 square) and wins
+# at once; d2, f2, h2 (x's spare slots) win too, but only four moves later, whatever is played.
+FASTER_WIN = """
+domineering 2x9, x to move
+2 . . x . x . x . x
+1 . . x . x . x . x
+"""
+
+# x loses whatever it does (o has two slots, x one column of four cells); a4 or a2 keeps a
+# second x move (o wins at ply 10), a3 spoils the column (o wins at ply 8).
+SLOWER_LOSS = """
+domineering 4x5, x to move
+4 . x . . x
+3 . x x x x
+2 . x . . x
+1 . x x x x
+"""
+
+
+def _names(state, moves):
+    return {P.move_name(state, m) for m in moves}
+
+
+@pytest.mark.parametrize("level", [1, 2])
+@pytest.mark.parametrize("cow", [True, False])
+def test_nested_playout_wins_at_once(level, cow):
+    s = P.parse(WIN_IN_ONE)
+    for seed in range(10):
+        move, _ = nested_choice(s, level, seed, cow=cow)
+        assert P.move_name(s, move) in {"a5a6", "a5b6"}
+
+
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        PlayerConfig(1, cow=True),
+        PlayerConfig(2, cow=True),
+        PlayerConfig(1, discount=True, pod=True),
+    ],
+)
+def test_nested_player_wins_at_once_and_in_two(cfg):
+    for text, good in ((WIN_IN_ONE, {"a5a6", "a5b6"}), (WIN_IN_TWO, {"a4a5", "a4b5"})):
+        s = P.parse(text)
+        for seed in range(5):
+            player = Player(cfg, Budget(playouts=200), s, seed)
+            assert P.move_name(s, player.choose(s)) in good, (text, seed)
+
+
+def test_nmc2_step_wins_in_two():
+    s = P.parse(WIN_IN_TWO)
+    for seed in range(10):
+        move, _ = nested_choice(s, 2, seed, cow=True)
+        assert P.move_name(s, move) in {"a4a5", "a4b5"}
+
+
+def test_discounting_prefers_the_faster_win():
+    s = P.parse(FASTER_WIN)
+    fast = {"a2", "b2"}
+    with_d = [P.move_name(s, nested_choice(s, 1, seed, discount=True)[0]) for seed in range(12)]
+    without = [P.move_name(s, nested_choice(s, 1, seed)[0]) for seed in range(12)]
+    assert set(with_d) <= fast
+    assert not set(without) <= fast  # every move wins: without discounting any may be chosen
+
+
+def test_discounting_prefers_the_slower_loss():
+    s = P.parse(SLOWER_LOSS)
+    slow = {"a4", "a2"}
+    with_d = [P.move_name(s, nested_choice(s, 1, seed, discount=True)[0]) for seed in range(12)]
+    without = [P.move_name(s, nested_choice(s, 1, seed)[0]) for seed in range(12)]
+    assert set(with_d) <= slow
+    assert "a3" in without  # every move loses: without discounting any may be chosen
+
+
+def test_pod_and_cow_save_playout_moves_and_keep_the_fast_win():
+    from nmcs.search.twoplayer import players
+
+    s = P.parse(FASTER_WIN)
+    import numpy as np
+
+    def moves_played(**kw):
+        total = 0
+        for seed in range(8):
+            ws = players.new_workspace(s, 1, 1)
+            stats = np.zeros(2, dtype=np.int64)
+            rng = np.array([seed], dtype=np.uint64)
+            m = players.step1(
+                s.copy(),
+                rng,
+                ws[9],
+                ws[10],
+                True,
+                kw.get("pod", False),
+                kw.get("cow", False),
+                stats,
+            )
+            if not kw.get("cow"):
+                assert P.move_name(s, m) in {"a2", "b2"}
+            total += int(stats[players.S_MOVES])
+        return total
+
+    plain = moves_played()
+    assert moves_played(pod=True) < plain
+    assert moves_played(cow=True) < plain
+
+
+def test_same_seed_same_game_and_other_seed_other_game():
+    a, b = PlayerConfig(1, cow=True), PlayerConfig(0)
+    budget = Budget(playouts=60)
+    r1 = play_match("breakthrough", {"rows": 6, "cols": 5}, a, b, budget, seed=3)
+    r2 = play_match("breakthrough", {"rows": 6, "cols": 5}, a, b, budget, seed=3)
+    r3 = play_match("breakthrough", {"rows": 6, "cols": 5}, a, b, budget, seed=4)
+    assert r1.moves == r2.moves and r1.winner == r2.winner
+    assert r1.moves != r3.moves
+    assert r1.length == len(r1.moves) == len(r1.seconds) == len(r1.playouts)
+    assert r1.winner in ("a", "b") and r1.outcome_a == (1 if r1.winner == "a" else -1)
+    assert max(r1.playouts) <= 60 + 1000  # one NMC(1) playout may overrun the budget
+
+
+@pytest.mark.parametrize("game", list(P.GAMES))
+def test_match_on_every_game_and_misere(game):
+    rec = play_match(
+        game,
+        {"rows": 5, "cols": 5, "misere": True},
+        PlayerConfig(1, discount=True, pod=True),
+        PlayerConfig(0),
+        Budget(playouts=30),
+        seed=1,
+        a_first=False,
+    )
+    assert rec.length > 0 and rec.winner in ("a", "b") and not rec.a_first
+    assert rec.final.startswith(f"{game} 5x5 misere,")
+
+
+def test_run_matches_alternates_colours_and_is_split_invariant():
+    args = (
+        "domineering",
+        {"rows": 4, "cols": 4},
+        PlayerConfig(1, cow=True),
+        PlayerConfig(0),
+        Budget(playouts=20),
+    )
+    rows = run_matches(*args, n_matches=4, seed=9)
+    assert [r["a_first"] for r in rows] == [True, False, True, False]
+    assert [r["match"] for r in rows] == [0, 1, 2, 3]
+    split = run_matches(*args, n_matches=4, seed=9, indices=range(2, 4))
+    assert [r["moves"] for r in split] == [r["moves"] for r in rows[2:]]
+    threads = run_matches(*args, n_matches=4, seed=9, workers=2)
+    assert [r["moves"] for r in threads] == [r["moves"] for r in rows]
+    assert rows[0]["player_a"] == "NMC(1)+COW" and rows[0]["player_b"] == "MCS"
+
+
+def test_bad_player_and_budget_settings():
+    with pytest.raises(ValueError, match="level must be 0, 1 or 2"):
+        PlayerConfig(3)
+    with pytest.raises(ValueError, match="apply to nested playouts"):
+        PlayerConfig(0, cow=True)
+    assert Budget() == Budget(playouts=1000) and Budget(ms=40).playouts is None
+    with pytest.raises(ValueError, match="budget.ms must be a positive number"):
+        Budget(ms=0)
+    with pytest.raises(ValueError, match="budget.playouts must be a positive integer"):
+        Budget(playouts=0)
+
+
+@pytest.mark.parametrize("cfg", [PlayerConfig(0), PlayerConfig(2, discount=True, pod=True)])
+def test_millisecond_budget_is_a_hard_limit(cfg):
+    # An NMC(2) playout from the start of Breakthrough takes far longer than 20 ms: the
+    # deadline stops it inside the nested playout.
+    import time
+
+    s = P.make_state("breakthrough")
+    tiny = P.make_state("breakthrough", rows=4, cols=3)
+    Player(cfg, Budget(playouts=1), tiny, 0).choose(tiny)  # compile, on a board that is quick
+    player = Player(cfg, Budget(ms=20), s, 0)
+    t = time.perf_counter()
+    move = player.choose(s)
+    assert time.perf_counter() - t < 0.1
+    assert move in P.legal_move_list(s)
+
+
+def test_win_rate_and_its_interval():
+    from nmcs.search.twoplayer.match import win_rate
+
+    rows = [{"outcome_a": 1}] * 15 + [{"outcome_a": -1}] * 5
+    rate, lo, hi = win_rate(rows)
+    assert rate == 0.75 and 0.53 < lo < 0.54 and 0.88 < hi < 0.89  # Wilson, n = 20
+    assert win_rate([{"outcome_a": 0}])[0] == 0.5
+    with pytest.raises(ValueError, match="no matches"):
+        win_rate([])
