@@ -6,12 +6,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from analysis import leftmove, morpion, samegame, sudoku
+from analysis import leftmove, morpion, samegame, sudoku, twoplayer
 from analysis.common import Context
 from analysis.report import write_report
 from nmcs.harness.schema import SCALES
 
-MODULES = (leftmove, morpion, samegame, sudoku)
+MODULES = (leftmove, morpion, samegame, sudoku, twoplayer)
 
 
 def main(argv=None):

@@ -85,7 +85,11 @@ def one_line(error, overrides=()):
     if isinstance(error, OverrideParseException):
         return f"cannot parse '{error.override}': {error.message.splitlines()[0]}"
     if isinstance(error, MissingConfigException):
-        found = re.search(r"'([\w/]+)/([^'/]+)'", str(error))
+        # "In 'experiment/x': Could not find 'player_a/nmc3'": the option not found, not the
+        # config that asked for it.
+        found = re.search(r"Could not find '([\w/]+)/([^'/]+)'", str(error)) or re.search(
+            r"'([\w/]+)/([^'/]+)'", str(error)
+        )
         if found:
             group, option = found.groups()
             return f"{group}: unknown option '{option}' (allowed: {', '.join(_options(group))})"

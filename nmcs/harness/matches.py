@@ -187,7 +187,7 @@ def validate_match(cfg: DictConfig) -> Pairing:
     try:
         state0 = protocol.make_state(name, **options)
     except (ValueError, TypeError) as error:
-        raise ConfigError(f"game ({name}): {error}") from None
+        raise ConfigError(str(error)) from None  # names the game and the key
     player_a, player_b = _player(cfg, "player_a"), _player(cfg, "player_b")
     if cfg.scale.name not in SCALES:
         raise ConfigError(f"scale: unknown scale '{cfg.scale.name}' (allowed: {', '.join(SCALES)})")
