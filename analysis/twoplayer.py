@@ -162,6 +162,9 @@ def figure(ctx, table: pd.DataFrame, budget: str, xlabel: str, stem: str, title:
             )
         ax.axhline(0.5, color="grey", lw=0.8, ls=":")
         ax.set_xscale("log", base=2)
+        ticks = sorted(table[budget].unique())
+        ax.set_xticks(ticks, [f"{t:g}" for t in ticks], fontsize=7)
+        ax.minorticks_off()
         ax.set_ylim(-0.02, 1.02)
         ax.set_title(f"{version} ({part['board'].iloc[0]}, n={int(part['n'].min())})", fontsize=9)
     for ax in axes[-1]:

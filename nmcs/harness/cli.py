@@ -103,7 +103,8 @@ def one_line(error, overrides=()):
         message = str(cause.msg if hasattr(cause, "msg") else cause).splitlines()[0]
         key = getattr(cause, "full_key", None)
         return f"{key}: {message}" if key else message
-    return str(error).strip().splitlines()[0]
+    hint = matches.unset_player_hint(error, overrides)  # hook (matches)
+    return hint or str(error).strip().splitlines()[0]
 
 
 def _expand(parser, overrides):
@@ -157,7 +158,8 @@ def preflight(argv):
                 cfg = compose("config", overrides=overrides)
                 OmegaConf.to_container(cfg, resolve=True)
                 if matches.is_match_cell(cfg):  # hook (matches): a pairing of two players
-                    first_pairing = first_pairing or matches.validate_match(cfg)
+                    pairing = matches.validate_match(cfg)
+                    first_pairing = first_pairing or pairing
                     continue
                 state0 = validate(cfg)
                 first_cells.setdefault((cfg.game.name, cfg.algo.name), (cfg, state0))

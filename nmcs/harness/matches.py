@@ -124,6 +124,22 @@ def refuse_match_keys(cfg: DictConfig) -> None:
         )
 
 
+def unset_player_hint(error: BaseException, overrides) -> str | None:
+    """One line for Hydra's bare 'Unexpected type for root: NoneType', raised when an
+    override sets a field of ``player_a`` / ``player_b`` in a config that has no player."""
+    if "Unexpected type for root: NoneType" not in str(error):
+        return None
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if key.split(".", 1)[0] in ("player_a", "player_b") and "." in key:
+            player = key.split(".", 1)[0]
+            return (
+                f"{key}: no {player} in this config; players are for two-player games "
+                f"(run them with experiment=twoplayer_matches)"
+            )
+    return None
+
+
 def strip_match_keys(identity: dict) -> dict:
     """A single-player cell's identity without the unset match-only keys (so that adding them
     to the schema left the hashes of existing cells as they were)."""
