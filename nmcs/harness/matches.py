@@ -241,13 +241,14 @@ def validate_match(cfg: DictConfig) -> Pairing:
 
 def warm_up(pairing: Pairing) -> None:
     """Load (or compile) the two-player kernels once, in the parent process, before cells run
-    (one compiled search serves every game; a match with one playout a move)."""
+    (one compiled search serves every game; a match with one playout or one millisecond a
+    move, whichever comes first: one NMC(2) simulation can take seconds on a full board)."""
     play_match(
         pairing.game,
         pairing.options,
         pairing.player_a,
         pairing.player_b,
-        Budget(playouts=1),
+        Budget(playouts=1, ms=1),
         0,
     )
 

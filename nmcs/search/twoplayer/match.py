@@ -118,8 +118,9 @@ def run_matches(
     args = (game, options, player_a, player_b, budget, seed)
     if workers == 1 or len(todo) < 2:
         return [_match_row(*args, i) for i in todo]
-    # Compile (or load) the kernels once before threads race to do it.
-    play_match(game, options, player_a, player_b, Budget(playouts=1), 0)
+    # Compile (or load) the kernels once before threads race to do it. One millisecond a move
+    # as well as one playout: a single NMC(2) simulation can take seconds on a full board.
+    play_match(game, options, player_a, player_b, Budget(playouts=1, ms=1), 0)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda i: _match_row(*args, i), todo))
 
