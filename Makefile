@@ -37,6 +37,7 @@ figures: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy nmcs/harness
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

@@ -2,19 +2,23 @@
 ``--from results/paper``, the published report from the compact files committed there."""
 
 import argparse
+import re
 import shutil
 import sys
 from pathlib import Path
 
-from analysis import leftmove, morpion, samegame, sudoku, twoplayer
-from analysis.common import Context
+import yaml
+
+from analysis import beam, leftmove, morpion, samegame, sudoku, twoplayer
+from analysis.common import Claim, Context
 from analysis.report import write_report
 from nmcs.harness.schema import SCALES
 
-MODULES = (leftmove, morpion, samegame, sudoku, twoplayer)
+MODULES = (leftmove, morpion, samegame, sudoku, beam, twoplayer)
+EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "conf" / "experiment"
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     parser.add_argument(
         "--outputs",
@@ -49,13 +53,14 @@ def main(argv=None):
     return 0
 
 
-def analyze_scale(ctx: Context) -> list:
+def analyze_scale(ctx: Context) -> list[Claim]:
     """Every claim of one scale; figures and tables rebuilt from scratch."""
     # The analysis owns these folders: rebuild them whole, so that no figure or table of an
     # earlier run survives the results it was drawn from.
     for folder in (ctx.figures, ctx.tables):
         shutil.rmtree(folder, ignore_errors=True)
     claims = [c for module in MODULES for c in module.analyze(ctx)]
+    claims += not_run_claims(ctx)
     made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
     print(
         f"analysis: {ctx.scale}: {len(claims)} claims checked"
@@ -63,6 +68,42 @@ def analyze_scale(ctx: Context) -> list:
     )
     for note in ctx.skipped:
         print(f"analysis: {ctx.scale}: skipped {note}")
+    return claims
+
+
+NOT_RUN_SECTION = "Experiments not run at this scale"
+
+
+def not_run_claims(ctx: Context) -> list:
+    """One line per experiment of conf/experiment with no results at this scale, with what it
+    reproduces (its YAML's opening comment) and why it is missing (analysis/not_run.yaml)."""
+    reasons = yaml.safe_load((Path(__file__).parent / "not_run.yaml").read_text()) or {}
+    claims = []
+    for path in sorted(EXPERIMENTS_DIR.glob("*.yaml")):
+        experiment = path.stem
+        if any((ctx.results_dir / experiment).glob("*/results.parquet")):
+            continue
+        comment = []
+        for line in path.read_text().splitlines():
+            if not line.startswith("#"):
+                break
+            text = line.lstrip("# ").rstrip()
+            if text.startswith("@package") or text.startswith("python run.py"):
+                continue
+            comment.append(text)
+        # The first sentence ("N = 10 ... 1,000" is not an end).
+        what = re.split(r"(?<=[a-z0-9)])\.\s+(?=[A-Z])", " ".join(comment))[0].rstrip(".")
+        why = reasons.get(experiment, "not run at this scale")
+        claims.append(
+            Claim(
+                NOT_RUN_SECTION,
+                f"`{experiment}`: {what}",
+                "-",
+                why,
+                "not run",
+                f"python run.py -m experiment={experiment} scale={ctx.scale}",
+            )
+        )
     return claims
 
 

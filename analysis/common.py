@@ -2,12 +2,14 @@
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import yaml  # noqa: E402  (PyYAML comes with Hydra)
 from scipy import stats  # noqa: E402
 
@@ -81,24 +83,24 @@ class Context:
         return df
 
 
-def paper_values(name):
+def paper_values(name: str) -> dict[str, Any]:
     return yaml.safe_load((PAPER_VALUES_DIR / f"{name}.yaml").read_text())
 
 
-def save_figure(fig, folder, stem):
+def save_figure(fig: Any, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
         fig.savefig(folder / f"{stem}.{ext}", dpi=150, bbox_inches="tight")
     plt.close(fig)
 
 
-def save_table(df, folder, stem):
+def save_table(df: pd.DataFrame, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     df.to_csv(folder / f"{stem}.csv", index=False)
     (folder / f"{stem}.md").write_text(markdown_table(df))
 
 
-def wilson(successes, n, confidence=0.95):
+def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a proportion."""
     if n == 0:
         return float("nan"), float("nan")
@@ -109,7 +111,7 @@ def wilson(successes, n, confidence=0.95):
     return centre - half, centre + half
 
 
-def welch_diff(a, b, confidence=0.95):
+def welch_diff(a: Any, b: Any, confidence: float = 0.95) -> tuple[float, float, float]:
     """mean(a) - mean(b) and its Welch confidence interval."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     diff = a.mean() - b.mean()
@@ -127,7 +129,7 @@ AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN = "agrees", "differs", "not enough data", "
 MIN_PREDICTION_RUNS = 39
 
 
-def verdict_interval(low, high, target_low, target_high):
+def verdict_interval(low: float, high: float, target_low: float, target_high: float) -> str:
     """Our 95% interval [low, high] of a quantity against the paper's range [target_low,
     target_high] (its value widened by its rounding, or by the claim's stated tolerance).
 
@@ -141,7 +143,7 @@ def verdict_interval(low, high, target_low, target_high):
     return AGREES if low <= target_high and high >= target_low else DIFFERS
 
 
-def verdict_sign(low, high):
+def verdict_sign(low: float, high: float) -> str:
     """A claim that a quantity is positive ('A beats B', read as A - B > 0), from our 95%
     interval of it: 'agrees' above 0, 'differs' below 0, 'not enough data' when it holds 0."""
     if not (np.isfinite(low) and np.isfinite(high)):
@@ -151,7 +153,7 @@ def verdict_sign(low, high):
     return DIFFERS if high < 0 else NOT_ENOUGH
 
 
-def prediction_interval(values, coverage=0.95):
+def prediction_interval(values: Any, coverage: float = 0.95) -> tuple[float, float]:
     """Distribution-free interval that holds ONE new run with probability >= ``coverage``:
     the k-th smallest and k-th largest of n runs cover a new run with probability
     (n + 1 - 2k) / (n + 1). (NaN, NaN) when n is too small for any k >= 1 (n < 39 at 95%)."""
@@ -162,7 +164,7 @@ def prediction_interval(values, coverage=0.95):
     return float(v[k - 1]), float(v[v.size - k])
 
 
-def verdict_single_run(values, paper_value):
+def verdict_single_run(values: Any, paper_value: float) -> str:
     """The paper reports ONE run: could one run of ours have given its value? 'agrees' when
     it lies in our 95% prediction interval of a single run, 'differs' when not, 'not enough
     data' below MIN_PREDICTION_RUNS runs."""

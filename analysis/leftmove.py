@@ -12,6 +12,7 @@ from analysis.common import (
     DIFFERS,
     NOT_ENOUGH,
     Claim,
+    Context,
     paper_values,
     save_figure,
     save_table,
@@ -25,7 +26,7 @@ from nmcs.theory.leftmove import score_distribution
 SECTION = "NMCS 4 (left move, leftmost path)"
 
 
-def _cmd(experiment, scale):
+def _cmd(experiment: str, scale: str) -> str:
     return f"python run.py -m experiment={experiment} scale={scale} && python -m analysis"
 
 
@@ -106,7 +107,7 @@ def plot_distributions(results, title, theory):
     return fig
 
 
-def analyze_distributions(ctx, experiment="leftmove_distributions"):
+def analyze_distributions(ctx: Context, experiment: str = "leftmove_distributions") -> list[Claim]:
     """Figs 3 and 4, the goodness-of-fit table, and the 1.02 % claim."""
     df = ctx.results(experiment)
     if df.empty:
@@ -178,11 +179,14 @@ def analyze_distributions(ctx, experiment="leftmove_distributions"):
     return claims
 
 
-def analyze_best_probability(ctx, experiment="leftmove_best_probability"):
+def analyze_best_probability(
+    ctx: Context, experiment: str = "leftmove_best_probability"
+) -> list[Claim]:
     """P(best score) per level and depth, with and without memorization, beside theory."""
     df = ctx.results(experiment)
     if df.empty:
         return []
+    df = df[df["memorize_from"] == 1]  # every level memorizes (see analyze_memorize_from)
     rows = []
     for (level, depth, memorize), group in df.groupby(["level", "depth", "memorize"]):
         hits = int((group["score"] == depth).sum())
@@ -268,6 +272,78 @@ def analyze_best_probability(ctx, experiment="leftmove_best_probability"):
     return claims
 
 
+def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
+    """P(best score) of a memorized level-3 search when only the levels from ``memorize_from``
+    up memorize: the paper's 0.80 at depth 9 against each reading of its pseudo-code."""
+    df = ctx.results(experiment)
+    if df.empty:
+        return []
+    rows = []
+    for (level, depth, start), group in df.groupby(["level", "depth", "memorize_from"]):
+        hits = int((group["score"] == depth).sum())
+        low, high = wilson(hits, len(group))
+        rows.append(
+            {
+                "level": level,
+                "depth": depth,
+                "memorize_from": start,
+                "n": len(group),
+                "p_best": hits / len(group),
+                "ci_low": low,
+                "ci_high": high,
+                "theory_no_memorization": float(score_distribution(depth, level)[depth]),
+            }
+        )
+    table = pd.DataFrame(rows).sort_values(["level", "memorize_from", "depth"])
+    save_table(table, ctx.tables, experiment)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for (level, start), part in table.groupby(["level", "memorize_from"]):
+        ax.errorbar(
+            part["depth"],
+            part["p_best"],
+            yerr=np.clip(
+                [part["p_best"] - part["ci_low"], part["ci_high"] - part["p_best"]], 0, None
+            ),
+            fmt="-o",
+            ms=3,
+            capsize=2,
+            label=f"level {level}, levels >= {start} memorize",
+        )
+    for _, part in table.groupby("level"):
+        part = part.drop_duplicates("depth")
+        ax.plot(part["depth"], part["theory_no_memorization"], "k:", lw=1)
+    paper = paper_values("leftmove")["best_probability"]
+    ax.plot([paper["depth"]], [paper["with_memorization"]], "r*", ms=10, label="paper")
+    ax.set_xlabel("depth")
+    ax.set_ylabel("P(best score)")
+    ax.set_title("Which levels memorize (dotted: no memorization, dynamic programme)")
+    ax.legend(fontsize=7)
+    save_figure(fig, ctx.figures, experiment)
+
+    tol = 0.5 * 10 ** -paper["decimals"]
+    claims = []
+    for _, row in table[
+        (table["level"] == paper["level"]) & (table["depth"] == paper["depth"])
+    ].iterrows():
+        claims.append(
+            Claim(
+                SECTION,
+                f"level {paper['level']}, depth {paper['depth']}: P(best score) with "
+                f"memorization at levels >= {int(row.memorize_from)} only",
+                f"{paper['with_memorization']:.2f}",
+                f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={int(row.n)})",
+                verdict_interval(
+                    row.ci_low,
+                    row.ci_high,
+                    paper["with_memorization"] - tol,
+                    paper["with_memorization"] + tol,
+                ),
+                _cmd(experiment, ctx.scale),
+            )
+        )
+    return claims
+
+
 def score_at(trace_x, trace_score, grid):
     """Best score reached by each grid point (NaN before the first completed search)."""
     idx = np.searchsorted(np.asarray(trace_x), grid, side="right") - 1
@@ -297,7 +373,7 @@ def anytime_curves(df, axis):
     return grid, curves
 
 
-def analyze_realtime(ctx, experiment="leftmove_realtime"):
+def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> list[Claim]:
     """Figs 5 and 6 against seconds and playouts, and the level-gap claims."""
     df = ctx.results(experiment)
     if df.empty:
@@ -402,7 +478,7 @@ def analyze_realtime(ctx, experiment="leftmove_realtime"):
     return claims
 
 
-def analyze_leftmost(ctx, experiment="leftmost_level1"):
+def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[Claim]:
     df = ctx.results(experiment)
     if df.empty:
         return []
@@ -443,7 +519,7 @@ def analyze_leftmost(ctx, experiment="leftmost_level1"):
     ]
 
 
-def analyze_adhoc(ctx):
+def analyze_adhoc(ctx: Context) -> list[Claim]:
     """Ad-hoc runs (``python run.py`` without an experiment, filed in ``adhoc_<game>_<algo>``):
     score distributions of the nested searches on the tree problems, one figure per depth and
     memorization, and the goodness of fit of every cell the dynamic programme describes."""
@@ -491,11 +567,12 @@ def analyze_adhoc(ctx):
     return claims
 
 
-def analyze(ctx):
+def analyze(ctx: Context) -> list[Claim]:
     return (
         analyze_adhoc(ctx)
         + analyze_distributions(ctx)
         + analyze_best_probability(ctx)
+        + analyze_memorize_from(ctx)
         + analyze_realtime(ctx)
         + analyze_leftmost(ctx)
     )

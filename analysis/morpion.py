@@ -20,6 +20,7 @@ Methods:
 """
 
 import re
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -29,8 +30,10 @@ from scipy import stats
 from analysis.common import (
     AGREES,
     DIFFERS,
+    MIN_PREDICTION_RUNS,
     NOT_ENOUGH,
     Claim,
+    Context,
     paper_values,
     prediction_interval,
     save_figure,
@@ -51,7 +54,7 @@ BOOTSTRAP = 2000
 MIN_PEAK_SEARCHES = 100
 
 
-def _cmd(scale, *experiments):
+def _cmd(scale: str, *experiments: str) -> str:
     runs = " && ".join(f"python run.py -m experiment={e} scale={scale}" for e in experiments)
     return f"{runs} && python -m analysis"
 
@@ -138,7 +141,7 @@ def figure_rows(df, memorize):
     return df[(df["level"] == 0) | (df["memorize"].astype(bool) == memorize)]
 
 
-def analyze_distributions(ctx):
+def analyze_distributions(ctx: Context) -> list[Claim]:
     df = load_distributions(ctx)
     cmd = _cmd(ctx.scale, *DISTRIBUTIONS)
     paper = paper_values("morpion")["nmcs_distributions"]
@@ -278,7 +281,7 @@ def analyze_distributions(ctx):
 # ---------------------------------------------------------------- Fig 10: real time
 
 
-def analyze_realtime(ctx, experiment="morpion_fig10"):
+def analyze_realtime(ctx: Context, experiment: str = "morpion_fig10") -> list[Claim]:
     df = _morpion(ctx.results(experiment))
     cmd = _cmd(ctx.scale, experiment)
     names = ("level 2 beats level 1", "level 1 beats level 0")
@@ -417,7 +420,40 @@ def games_table(ctx, key, experiment, algo, policy):
     return pd.DataFrame(rows), df
 
 
-def analyze_games_tables(ctx):
+# The small-N mobility values of Table 2 are each a plausible single run of ours but sit together
+# in our upper tail (docs/investigations/morpion_mobility.md); this claim tests them jointly.
+MOBILITY_JOINT_GAMES = (10, 100, 1000)
+
+
+def _mobility_row_claim(ctx, table, df):
+    if df.empty or "n" not in table:
+        return []
+    rows = table[table["games"].isin(MOBILITY_JOINT_GAMES)].dropna(subset=["n"])
+    if len(rows) < len(MOBILITY_JOINT_GAMES):
+        return []
+    chances = []
+    for r in rows.itertuples():
+        scores = df[df["budget_playouts"].eq(r.games).fillna(False)]["score"]
+        if len(scores) < MIN_PREDICTION_RUNS:
+            return []
+        chances.append(float((scores >= r.paper_length).mean()))
+    joint = float(np.prod(chances))
+    return [
+        Claim(
+            RMC,
+            "Table 2 (sampling, mobility): the 10-, 100- and 1,000-game lengths together, as "
+            "separate single runs (investigation: docs/investigations/morpion_mobility.md)",
+            ", ".join(str(v) for v in rows["paper_length"]),
+            "chance that one run of ours reaches each: "
+            + ", ".join(f"{c:.2f}" for c in chances)
+            + f"; jointly {joint:.3f}",
+            AGREES if joint >= 0.01 else DIFFERS,
+            _cmd(ctx.scale, "morpion_reflexive_table2"),
+        )
+    ]
+
+
+def analyze_games_tables(ctx: Context) -> list[Claim]:
     claims = []
     tables = {}
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -457,6 +493,7 @@ def analyze_games_tables(ctx):
                     cmd,
                 )
             )
+    claims += _mobility_row_claim(ctx, *tables.get("rmc_table2", (pd.DataFrame(), pd.DataFrame())))
     if ax.lines:
         ax.set_xscale("log")
         ax.set_xlabel("games (simulations)")
@@ -531,13 +568,13 @@ def _compare_tables(ctx, tables):
 # ---------------------------------------------------------------- Tables 4 and 5: reflexive
 
 
-def games_pair(options):
+def games_pair(options: Any) -> tuple[int, ...]:
     """(games, meta-games) of a level-2 reflexive search from its algo_options string."""
     numbers = [int(x) for x in re.findall(r"\d+", str(options))]
     return tuple(numbers[:2]) if len(numbers) >= 2 else (numbers[0], numbers[0])
 
 
-def analyze_reflexive(ctx, experiment="morpion_reflexive_table4_5"):
+def analyze_reflexive(ctx: Context, experiment: str = "morpion_reflexive_table4_5") -> list[Claim]:
     paper = paper_values("morpion")
     lengths, times = paper["rmc_table4"], paper["rmc_table5"]
     cmd = _cmd(ctx.scale, experiment)
@@ -593,7 +630,7 @@ EXPERIMENTS = (
 )
 
 
-def analyze(ctx):
+def analyze(ctx: Context) -> list[Claim]:
     """Every Morpion claim; missing cells say "not run" once any Morpion experiment ran at this
     scale (none at all: no claims, as for the other games)."""
     if not any((ctx.results_dir / e).is_dir() for e in EXPERIMENTS):

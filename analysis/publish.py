@@ -3,9 +3,12 @@
     python -m analysis.publish --outputs outputs --scale paper --to results/paper
     python -m analysis --from results/paper      # figures, tables, REPRODUCTION.md in it
 
-Each cell keeps its ``results.parquet`` without the move lists (scores, counts, times and
-anytime traces stay: every figure and claim is drawn from those) and its ``meta.json`` (config,
-commit, machine, times), and its best game as text. ``RUNS.md`` lists what was published: per
+Each cell keeps its ``results.parquet`` without the move lists and the per-search seeds (both
+can be recomputed from the config); scores, counts and anytime traces stay, since every figure
+and claim is drawn from those, and ``seconds`` holds the cell's mean search time (the analyses
+use only means and sums of it; per-search times are noise that would make the copy ten times
+larger). It also keeps ``meta.json`` (config, commit, machine, times) and its best game as
+text. ``RUNS.md`` lists what was published: per
 experiment the cells, searches, commits, machines and dates.
 """
 
@@ -16,11 +19,26 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from nmcs.harness.provenance import now_iso
 from nmcs.harness.summary import markdown_table
 
-DROPPED_COLUMNS = ("moves",)
+DROPPED_COLUMNS = ("moves", "search_seed")
+
+
+def write_compact(df: pd.DataFrame, path: Path) -> None:
+    """``df`` as zstd parquet with the search index delta-encoded (it counts up)."""
+    table = pa.Table.from_pandas(df.sort_values("search"), preserve_index=False)
+    pq.write_table(
+        table,
+        path,
+        compression="zstd",
+        compression_level=19,
+        use_dictionary=[c for c in df.columns if c != "search"],
+        column_encoding={"search": "DELTA_BINARY_PACKED"},
+    )
 
 
 def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
@@ -32,8 +50,10 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
         out = target / experiment / cell_dir.name
         out.mkdir(parents=True, exist_ok=True)
         df = pd.read_parquet(results)
+        seconds = float(df["seconds"].sum())
         df = df.drop(columns=[c for c in DROPPED_COLUMNS if c in df.columns])
-        df.to_parquet(out / "results.parquet", index=False, compression="zstd")
+        df["seconds"] = seconds / len(df)
+        write_compact(df, out / "results.parquet")
         for name in ("meta.json", "best_game.txt"):
             if (cell_dir / name).exists():
                 shutil.copy(cell_dir / name, out / name)
@@ -48,7 +68,7 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
                 "cpu": meta.get("cpu"),
                 "cores": meta.get("cores"),
                 "finished": meta.get("finished"),
-                "seconds": float(df["seconds"].sum()),
+                "seconds": seconds,
             }
         )
     table = pd.DataFrame(rows)

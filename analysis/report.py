@@ -1,5 +1,8 @@
 """outputs/REPRODUCTION.md: each published claim, the paper's value, ours, a verdict."""
 
+from pathlib import Path
+
+from analysis.common import Claim
 from nmcs.harness.provenance import now_iso, provenance
 
 VERDICTS = {
@@ -19,7 +22,7 @@ PIPELINE_CHECK = {
 }
 
 
-def write_report(outputs, claims_by_scale):
+def write_report(outputs: Path, claims_by_scale: dict[str, list[Claim]]) -> Path:
     info = provenance()
     lines = [
         "# Reproduction report",

@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pandas as pd
 
-from analysis.common import Claim, paper_values, save_table, verdict_sign
+from analysis.common import Claim, Context, paper_values, save_table, verdict_sign
 
 SECTION = "NMCS 5.3 (16x16 Sudoku, Table 2)"
 LABELS = {
@@ -29,7 +29,7 @@ def bootstrap_ratio(a, b, rng, reps=2000):
     return np.percentile(ratios, [2.5, 97.5])
 
 
-def analyze(ctx):
+def analyze(ctx: Context) -> list[Claim]:
     folder = ctx.results_dir / "sudoku_table2"
     rows_path = folder / "table2_rows.csv"
     if not rows_path.exists():

@@ -11,12 +11,14 @@ import hashlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def _source_hash():
-    # Only the packages that hold jitted code can make a cached entry point stale.
+    # Only the packages that hold jitted code (and their subpackages, e.g. games/twoplayer)
+    # can make a cached entry point stale.
     digest = hashlib.sha1()
     paths = [p for sub in ("games", "search") for p in (_PACKAGE_DIR / sub).rglob("*.py")]
     for path in sorted(paths):
@@ -34,3 +36,79 @@ if "NUMBA_CACHE_DIR" not in os.environ:
         sys.modules["numba"].core.config.reload_config()
 
 __version__ = "0.1.0"
+
+# The public API. Imported on first use (PEP 562), so that `import nmcs` stays cheap for code
+# that only reads results; type checkers see the real imports below.
+_EXPORTS = {
+    "search_batch": "nmcs.harness.batch",
+    "search_seeds": "nmcs.harness.batch",
+    "seeds_for": "nmcs.harness.batch",
+    "BatchResult": "nmcs.harness.batch",
+    "make_state": "nmcs.games",
+    "game": "nmcs.games.registry",
+    "Game": "nmcs.games.registry",
+    "GameKernels": "nmcs.games.protocol",
+    "algorithm": "nmcs.search.registry",
+    "Algorithm": "nmcs.search.registry",
+    "Settings": "nmcs.search.registry",
+    "ConfigError": "nmcs.search.registry",
+    "run_cell": "nmcs.harness.runner",
+    "read_results": "nmcs.harness.results",
+    "experiment_results": "nmcs.harness.results",
+    "score_distribution": "nmcs.theory.leftmove",
+    "best_score_probability": "nmcs.theory.leftmove",
+}
+__all__ = [
+    "Algorithm",
+    "BatchResult",
+    "ConfigError",
+    "Game",
+    "GameKernels",
+    "Settings",
+    "__version__",
+    "algorithm",
+    "algorithm_names",
+    "best_score_probability",
+    "experiment_results",
+    "game",
+    "game_names",
+    "make_state",
+    "read_results",
+    "run_cell",
+    "score_distribution",
+    "search_batch",
+    "search_seeds",
+    "seeds_for",
+]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from nmcs.games import make_state
+    from nmcs.games.protocol import GameKernels
+    from nmcs.games.registry import Game, game
+    from nmcs.harness.batch import BatchResult, search_batch, search_seeds, seeds_for
+    from nmcs.harness.results import experiment_results, read_results
+    from nmcs.harness.runner import run_cell
+    from nmcs.search.registry import Algorithm, ConfigError, Settings, algorithm
+    from nmcs.theory.leftmove import best_score_probability, score_distribution
+
+
+def game_names() -> list[str]:
+    """The registered games (``game=`` values)."""
+    from nmcs.games import registry
+
+    return registry.names()
+
+
+def algorithm_names() -> list[str]:
+    """The registered algorithms (``algo=`` values)."""
+    from nmcs.search import registry
+
+    return registry.names()
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'nmcs' has no attribute {name!r}")

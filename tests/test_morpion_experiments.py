@@ -164,3 +164,28 @@ def test_claims_have_honest_verdicts(outputs):
     low, high = map(float, re.search(r"\[([-+\d.]+), ([-+\d.]+)\]", memo[2]).groups())
     expected = "agrees" if low > 0 else ("differs" if high < 0 else "not enough data")
     assert memo[3] == expected
+
+
+def test_table2_small_n_values_are_tested_jointly():
+    """Each paper value may be a plausible single run while the three together are not: the
+    joint claim multiplies the chances that one run of ours reaches each value."""
+    from pathlib import Path
+
+    from analysis.common import Context
+    from analysis.morpion import _mobility_row_claim
+
+    def runs(games, scores):
+        return pd.DataFrame({"budget_playouts": games, "score": scores})
+
+    table = pd.DataFrame({"games": [10, 100, 1000], "paper_length": [60, 61, 62], "n": 40})
+    ctx = Context(outputs=Path("."), scale="paper")
+    # Each value reached by 1 run in 10: plausible alone, jointly 0.001.
+    df = pd.concat([runs(g, [v] * 4 + [v - 3] * 36) for g, v in ((10, 60), (100, 61), (1000, 62))])
+    [claim] = _mobility_row_claim(ctx, table, df)
+    assert claim.verdict == "differs" and "jointly 0.001" in claim.ours
+    # Reached by half of the runs: jointly 0.125.
+    df = pd.concat([runs(g, [v] * 20 + [v - 3] * 20) for g, v in ((10, 60), (100, 61), (1000, 62))])
+    [claim] = _mobility_row_claim(ctx, table, df)
+    assert claim.verdict == "agrees"
+    # Too few runs for a single-run statement.
+    assert _mobility_row_claim(ctx, table, df.iloc[::2]) == []

@@ -14,11 +14,24 @@ To add a game: write ``nmcs/games/NAME.py`` (kernels, an options dataclass, ``ma
 with every algorithm.
 """
 
+import importlib
 from types import ModuleType
+from typing import Any
+
+import numpy as np
 
 
 def game_module(name: str) -> ModuleType:
-    """The kernel module of game ``name`` (``registry.game(name).kernels``)."""
+    """The public module of game ``name``: ``make_state``, ``describe`` and the kernels (for a
+    subpackage game, the package, which re-exports its rules)."""
     from nmcs.games import registry
 
-    return registry.game(name).kernels
+    return importlib.import_module(registry.game(name).make_state.__module__)
+
+
+def make_state(name: str, **options: Any) -> np.ndarray:
+    """The initial state of game ``name`` with ``options`` (its ``game.*`` keys; the others take
+    their defaults), checked by the game's options dataclass."""
+    from nmcs.games import registry
+
+    return registry.game(name).make_state(**options)

@@ -65,6 +65,8 @@ _loaded = False
 
 def register(game: Game) -> Game:
     """Add (or replace) a game; returns it, so a module can keep the record."""
+    if game.make_state.__module__ not in BUILTIN_MODULES:
+        _load()  # the built-in ones first, whatever imports first
     _GAMES[game.name] = game
     return game
 

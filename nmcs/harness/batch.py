@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from nmcs.games import game_module
+from nmcs.games.registry import game as game_record
 from nmcs.search.engine import TRACE_LEN, new_outputs
 from nmcs.search.entry import entry_point
 from nmcs.search.registry import Algorithm, ConfigError, Settings, algorithm, check
@@ -94,6 +94,7 @@ def search_batch(
     algo: str = "nested",
     level: int = 1,
     memorize: bool = True,
+    memorize_from: int = 1,
     max_seconds: float = 0.0,
     max_playouts: int = 0,
     workers: int = 1,
@@ -105,17 +106,25 @@ def search_batch(
     own options by their Python API names (``conf/algo/<algo>.yaml`` keys, except UCT's
     ``uct_c``, ``uct_nodes``, ``uct_edges``); omitted ones take the YAML defaults. A budget
     (``max_seconds`` and/or ``max_playouts``, 0 = none) is for the algorithms that need one.
+    With ``memorize`` the levels from ``memorize_from`` up memorize (``memorize_from=2``: every
+    level but level 1, whose playouts then give a score and no sequence).
     ``algo="reflexive"`` takes ``games``: an int (the same at every level) or one count per
     level from the ground up (the paper's 78-move record: ``level=2, games=(100, 1000)``).
     Raises ConfigError (a ValueError) with one line for an invalid argument.
     """
     try:
         record = algorithm(algo)
-        kernels = game_module(game)
+        kernels = game_record(game).kernels
     except ValueError as error:
         raise ConfigError(str(error)) from None
     config = algo_config(record, options)
-    settings = Settings(int(level), bool(memorize), float(max_seconds), int(max_playouts))
+    settings = Settings(
+        level=int(level),
+        memorize=bool(memorize),
+        max_seconds=float(max_seconds),
+        max_playouts=int(max_playouts),
+        memorize_from=int(memorize_from),
+    )
     try:
         check(record, config, settings, game)
     except ValueError as error:

@@ -2,21 +2,26 @@
 and the Hydra job that runs one cell.
 
 Hydra reports a bad config in several lines from deep inside its composition. The pre-flight
-check composes every cell of the requested run first (command-line sweeps and an experiment's
-``hydra.sweeper.params`` expanded) and stops at the first problem with one line naming the key
+check composes every cell of the requested run first with Hydra's compose API (command-line
+sweeps and an experiment's ``hydra.sweeper.params`` expanded by Hydra's own basic sweeper),
+validates it (``nmcs.harness.validate``, which reads the game's and the algorithm's registry
+records) and stops at the first problem with one line naming the key
 and what is allowed, exit status 2, before any search runs or any folder is made.
 """
 
-import itertools
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 from hydra import compose, initialize_config_dir
+from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import MissingConfigException, OverrideParseException
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from nmcs.harness import matches
@@ -41,18 +46,18 @@ INFO_FLAGS = (
 MAX_CHECKED_CELLS = 400
 
 
-def _by_scale(quick, paper, *, _root_):
+def _by_scale(quick: Any, paper: Any, *, _root_: DictConfig) -> Any:
     name = _root_.scale.name
     if name not in SCALES:
         raise ValueError(f"scale: unknown scale '{name}' (allowed: {', '.join(SCALES)})")
     return quick if name == "quick" else paper
 
 
-def _cell_dir(override_dirname):
+def _cell_dir(override_dirname: str) -> str:
     return override_dirname.replace("/", "_") or "base"
 
 
-def register():
+def register() -> None:
     """Schemas and resolvers; call before Hydra composes anything."""
     register_configs()
     if not OmegaConf.has_resolver("by_scale"):
@@ -60,12 +65,12 @@ def register():
         OmegaConf.register_new_resolver("cell_dir", _cell_dir)
 
 
-def _options(group):
+def _options(group: str) -> list[str]:
     folder = CONFIG_DIR / group
     return sorted(p.stem for p in folder.glob("*.yaml")) if folder.is_dir() else []
 
 
-def _allowed_keys(full_key, overrides=()):
+def _allowed_keys(full_key: str, overrides: Sequence[str] = ()) -> list[str]:
     """The keys next to ``full_key`` (e.g. game.* for 'game.dept') in the config of the cell's
     group choices (``game=morpion`` lists Morpion's options)."""
     parent = full_key.rpartition(".")[0]
@@ -77,7 +82,7 @@ def _allowed_keys(full_key, overrides=()):
     return sorted(str(k) for k in node.keys()) if OmegaConf.is_dict(node) else []
 
 
-def one_line(error, overrides=()):
+def one_line(error: BaseException, overrides: Sequence[str] = ()) -> str:
     """A one-line description of a config error raised by Hydra, OmegaConf or validate;
     ``overrides`` are the failing cell's, to list the keys its game and algorithm allow."""
     if isinstance(error, ConfigError):
@@ -93,61 +98,58 @@ def one_line(error, overrides=()):
         if found:
             group, option = found.groups()
             return f"{group}: unknown option '{option}' (allowed: {', '.join(_options(group))})"
-    cause = error
+    cause: BaseException | None = error
     while cause is not None and not isinstance(cause, OmegaConfBaseException):
         cause = cause.__cause__ or cause.__context__
     if isinstance(cause, ConfigKeyError | ConfigAttributeError):
-        key = cause.full_key or str(cause.key)
+        key = str(cause.full_key or cause.key)
         return f"unknown key '{key}' (allowed: {', '.join(_allowed_keys(key, overrides))})"
     if isinstance(cause, OmegaConfBaseException):
         message = str(cause.msg if hasattr(cause, "msg") else cause).splitlines()[0]
-        key = getattr(cause, "full_key", None)
-        return f"{key}: {message}" if key else message
+        full_key = getattr(cause, "full_key", None)
+        return f"{full_key}: {message}" if full_key else message
     hint = matches.unset_player_hint(error, overrides)  # hook (matches)
     return hint or str(error).strip().splitlines()[0]
 
 
-def _expand(parser, overrides):
-    """Each override as a list of 'key=value' strings, one per value of a sweep."""
-    expanded = []
-    for override in parser.parse_overrides(overrides):
-        key = override.get_key_element()
-        if override.is_sweep_override():
-            values = list(override.sweep_string_iterator())
-        else:
-            values = [override.get_value_element_as_str()]
-        expanded.append([f"{key}={v}" for v in values])
-    return expanded
+def _searchpath(overrides: Sequence[str]) -> list[str]:
+    """The ``hydra.searchpath`` overrides (extra config folders), which composing needs too."""
+    return [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
 
 
-def _cells(argv):
-    """The task overrides of every cell the command would run."""
+def _cells(argv: Sequence[str]) -> list[list[str]]:
+    """The task overrides of every cell the command would run, expanded by Hydra's own basic
+    sweeper (``BasicSweeper.split_arguments``: an experiment's ``hydra.sweeper.params`` first,
+    command-line values of the same key win), so the check sees exactly the jobs Hydra will
+    launch."""
     multirun = "-m" in argv or "--multirun" in argv
     overrides = [a for a in argv if not a.startswith("-")]
     task = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
     parser = OverridesParser.create()
-    expanded = _expand(parser, task)
+    parsed = parser.parse_overrides(task)
     if not multirun:
-        return (
-            [[values[0] for values in expanded]]
-            if all(len(v) == 1 for v in expanded)
-            else [sum(expanded, [])[:0] + [v[0] for v in expanded]]
-        )
-    # An experiment may define its own sweep; command-line values of the same key win.
-    first = [values[0] for values in expanded]
-    hydra_cfg = compose("config", overrides=first, return_hydra_config=True).hydra
-    given = {o.split("=", 1)[0].lstrip("+~") for o in task}
-    sweep = {k: v for k, v in (hydra_cfg.sweeper.params or {}).items() if k not in given}
-    expanded += _expand(parser, [f"{k}={v}" for k, v in sweep.items()])
-    return list(itertools.product(*expanded))
+        return [task]
+    # The experiment (and so its sweep) is known once the first value of each sweep is set.
+    first = [
+        f"{p.get_key_element()}={next(iter(p.sweep_string_iterator()))}"
+        if p.is_sweep_override()
+        else o
+        for o, p in zip(task, parsed, strict=True)
+    ]
+    hydra_cfg = compose(
+        "config", overrides=first + _searchpath(overrides), return_hydra_config=True
+    ).hydra
+    params = [f"{k}={v}" for k, v in (hydra_cfg.sweeper.params or {}).items()]
+    [cells] = BasicSweeper.split_arguments(parser.parse_overrides(params + task), None)
+    return cells
 
 
-def preflight(argv):
+def preflight(argv: Sequence[str]) -> None:
     """Exit with status 2 and one line on stderr if any cell of the command is invalid."""
     if any(flag in argv for flag in INFO_FLAGS):
         return
     register()
-    first_cells = {}
+    first_cells: dict[tuple[str, str], tuple[DictConfig, np.ndarray]] = {}
     first_pairing = None
     overrides = [a for a in argv if not a.startswith("-")]
     try:
@@ -155,7 +157,7 @@ def preflight(argv):
             cells = _cells(argv)
             for cell in cells[:MAX_CHECKED_CELLS]:
                 overrides = list(cell)
-                cfg = compose("config", overrides=overrides)
+                cfg = compose("config", overrides=overrides + _searchpath(argv))
                 OmegaConf.to_container(cfg, resolve=True)
                 if matches.is_match_cell(cfg):  # hook (matches): a pairing of two players
                     pairing = matches.validate_match(cfg)
@@ -179,13 +181,14 @@ def preflight(argv):
             algo=cfg.algo.name,
             level=cfg.level,
             memorize=cfg.memorize,
+            memorize_from=cfg.memorize_from,
             max_seconds=float(cfg.budget.seconds or 0.0),
             max_playouts=int(cfg.budget.playouts or 0),
             **algo_api_options(cfg),
         )
 
 
-def run_job(cfg):
+def run_job(cfg: DictConfig) -> None:
     """The Hydra task: run one cell into the job's output folder."""
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:

@@ -65,7 +65,7 @@ MATCH_KEYS = ("player_a", "player_b", "n_matches")
 # Keys that change how many matches or how they are computed, not their results.
 NOT_IDENTITY = ("workers", "progress", "chunk_seconds", "n_matches", "scale")
 # Keys of conf/config.yaml that are for single-player searches only.
-SEARCH_ONLY = ("algo", "level", "memorize", "n_searches")
+SEARCH_ONLY = ("algo", "level", "memorize", "memorize_from", "n_searches")
 
 
 # ---------------------------------------------------------------- schema (Hydra ConfigStore)

@@ -7,12 +7,13 @@ import socket
 import subprocess
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 REPO_DIR = Path(__file__).resolve().parents[2]
 PACKAGES = ("nmcs", "numba", "llvmlite", "numpy", "hydra-core", "omegaconf", "pandas", "pyarrow")
 
 
-def _git(*args):
+def _git(*args: str) -> str | None:
     try:
         out = subprocess.run(
             ["git", *args], cwd=REPO_DIR, capture_output=True, text=True, timeout=10
@@ -22,7 +23,7 @@ def _git(*args):
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def cpu_model():
+def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -32,8 +33,8 @@ def cpu_model():
     return platform.processor() or platform.machine()
 
 
-def versions():
-    found = {"python": platform.python_version()}
+def versions() -> dict[str, str | None]:
+    found: dict[str, str | None] = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
             found[name] = metadata.version(name)
@@ -42,7 +43,7 @@ def versions():
     return found
 
 
-def provenance():
+def provenance() -> dict[str, Any]:
     status = _git("status", "--porcelain", "--untracked-files=no")
     return {
         "git_commit": _git("rev-parse", "HEAD"),
@@ -55,5 +56,5 @@ def provenance():
     }
 
 
-def now_iso():
+def now_iso() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")

@@ -5,14 +5,32 @@ its result, ``n_searches`` and the worker settings excluded) and its index ``sea
 search can sit in two folders: a sweep that names a default value (``level=3`` and
 ``level=3,memorize=true``), or a cell run again with a larger ``n_searches``. Every summary,
 table and figure reads results through ``read_results``, which keeps each (cell, search) once.
+
+A config key added after results exist is listed in ``ADDED_KEYS`` with the value that gives
+the old behaviour: at that value it stays out of a cell's identity (old cells keep their hash
+and resume), and readers fill it into tables written before it existed.
 """
 
 from collections.abc import Iterable
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 IDENTITY_COLUMNS = ("cell", "search")
+# Top-level config keys added after results were published, with the value of the old behaviour.
+ADDED_KEYS = {"memorize_from": 1}
+
+
+def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
+    if columns is not None:
+        present = set(pq.read_schema(path).names)
+        columns = [c for c in columns if c in present]
+    df = pd.read_parquet(path, columns=columns)
+    for key, value in ADDED_KEYS.items():
+        if key not in df.columns:
+            df[key] = value
+    return df
 
 
 def read_results(paths: Iterable[Path], columns: list[str] | None = None) -> pd.DataFrame:
@@ -20,7 +38,7 @@ def read_results(paths: Iterable[Path], columns: list[str] | None = None) -> pd.
     order (the first file that holds a search gives its row)."""
     if columns is not None:
         columns = list(dict.fromkeys([*IDENTITY_COLUMNS, *columns]))
-    parts = [pd.read_parquet(p, columns=columns) for p in paths]
+    parts = [_read(p, columns) for p in paths]
     parts = [p for p in parts if not p.empty]
     if not parts:
         return pd.DataFrame()

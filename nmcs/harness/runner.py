@@ -15,6 +15,7 @@ config, the code and package versions, the machine and the times.
 Columns of results.parquet::
 
     experiment cell game instance game_options <game options...> algo algo_options level memorize
+    memorize_from
     budget_seconds budget_playouts (null when not set) seed search search_seed score length
     playouts playout_moves
     seconds moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative,
@@ -26,18 +27,27 @@ import json
 import logging
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numba
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 from tqdm.auto import tqdm
 
 from nmcs.games.registry import game as game_record
-from nmcs.harness.batch import algo_options_string, api_options, search_batch, seeds_for
+from nmcs.harness.batch import (
+    BatchResult,
+    algo_options_string,
+    api_options,
+    search_batch,
+    seeds_for,
+)
 from nmcs.harness.matches import strip_match_keys
 from nmcs.harness.provenance import now_iso, provenance
+from nmcs.harness.results import ADDED_KEYS
 from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
 from nmcs.search.registry import algorithm
 
@@ -54,8 +64,14 @@ class CellInterrupted(Exception):
 def cell_identity(cfg) -> dict:
     """The part of the config that determines every search's result."""
     full = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(full, dict)
+    identity = {
+        k: v
+        for k, v in full.items()
+        if k not in NOT_IDENTITY and not (k in ADDED_KEYS and v == ADDED_KEYS[k])
+    }
     # hook (matches): the unset match-only keys leave existing cells' hashes as they were
-    return strip_match_keys({k: v for k, v in full.items() if k not in NOT_IDENTITY})
+    return strip_match_keys(identity)
 
 
 def cell_hash(identity: dict) -> str:
@@ -64,23 +80,23 @@ def cell_hash(identity: dict) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def atomic_write_bytes(path, data):
+def atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
 
 
-def atomic_write_parquet(df, path):
+def atomic_write_parquet(df: pd.DataFrame, path: Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
     df.to_parquet(tmp, index=False)
     os.replace(tmp, path)
 
 
-def write_meta(out_dir, meta):
+def write_meta(out_dir: Path, meta: dict[str, Any]) -> None:
     atomic_write_bytes(out_dir / "meta.json", json.dumps(meta, indent=2, default=str).encode())
 
 
-def done_searches(chunk_dir):
+def done_searches(chunk_dir: Path) -> set[int]:
     """Indices of the searches already saved in chunk files."""
     done = set()
     for path in sorted(chunk_dir.glob("*.parquet")):
@@ -88,11 +104,13 @@ def done_searches(chunk_dir):
     return done
 
 
-def game_options_string(cfg):
+def game_options_string(cfg: DictConfig) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(game_options(cfg).items()))
 
 
-def rows(cfg, cell, instance, indices, res):
+def rows(
+    cfg: DictConfig, cell: str, instance: str, indices: Sequence[int], res: BatchResult
+) -> pd.DataFrame:
     """One DataFrame row per search of a batch."""
     budget = cfg.budget
     n = len(indices)
@@ -108,6 +126,7 @@ def rows(cfg, cell, instance, indices, res):
             "algo_options": algo_options_string(algo_api_options(cfg)),
             "level": cfg.level,
             "memorize": bool(cfg.memorize),
+            "memorize_from": int(cfg.memorize_from),
             # Null (NaN / <NA>) where the budget is not set.
             "budget_seconds": np.full(
                 n, np.nan if budget.seconds is None else float(budget.seconds)
@@ -132,12 +151,12 @@ def rows(cfg, cell, instance, indices, res):
     return df
 
 
-def algo_api_options(cfg):
+def algo_api_options(cfg: DictConfig) -> dict[str, Any]:
     """The cell's ``algo.*`` options as ``search_batch`` keyword arguments."""
     return api_options(algorithm(cfg.algo.name), algo_config(cfg))
 
 
-def _check_resume(out_dir, identity):
+def _check_resume(out_dir: Path, identity: dict[str, Any]) -> dict[str, Any] | None:
     meta_path = out_dir / "meta.json"
     if not meta_path.exists():
         return None
@@ -160,7 +179,7 @@ def adopt_sibling_chunks(out_dir: Path, identity: dict, n: int, done: set) -> in
     twice (``level=3`` and ``level=3,memorize=true``): the second folder reuses the first's
     searches rather than recomputing them, and readers count each search once either way."""
     chunk_dir = out_dir / "chunks"
-    adopted = set()
+    adopted: set[int] = set()
     for meta_path in sorted(out_dir.parent.glob("*/meta.json")):
         sibling = meta_path.parent
         if sibling.resolve() == out_dir.resolve():
@@ -180,7 +199,7 @@ def adopt_sibling_chunks(out_dir: Path, identity: dict, n: int, done: set) -> in
     return len({i for i in adopted if i < n} - done)
 
 
-def run_cell(cfg, out_dir):
+def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
     """Run (or finish) the cell described by ``cfg`` into ``out_dir``; return its results.
 
     Raises CellInterrupted (saying what was saved) when the user stops it with Ctrl-C."""
@@ -191,8 +210,9 @@ def run_cell(cfg, out_dir):
     identity = cell_identity(cfg)
     cell = cell_hash(identity)
     old_meta = _check_resume(out_dir, identity)
-    workers = cfg.workers or numba.config.NUMBA_NUM_THREADS
-    numba.set_num_threads(min(workers, numba.config.NUMBA_NUM_THREADS))
+    n_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    workers = cfg.workers or n_threads
+    numba.set_num_threads(min(workers, n_threads))
     options = game_options(cfg)
     # A game with an `instance` option (a position of a test set) names the position by it.
     instance = str(options["instance"]) if "instance" in options else game_options_string(cfg)
@@ -251,6 +271,7 @@ def run_cell(cfg, out_dir):
                 algo=cfg.algo.name,
                 level=cfg.level,
                 memorize=cfg.memorize,
+                memorize_from=cfg.memorize_from,
                 max_seconds=float(cfg.budget.seconds or 0.0),
                 max_playouts=int(cfg.budget.playouts or 0),
                 workers=workers,
@@ -282,7 +303,9 @@ def run_cell(cfg, out_dir):
     return results
 
 
-def save_best_game(cfg, state0, results, out_dir):
+def save_best_game(
+    cfg: DictConfig, state0: np.ndarray, results: pd.DataFrame, out_dir: Path
+) -> None:
     """The best game of the cell as text (``best_game.txt``) and, for games that can draw
     themselves (an optional ``save_game(state0, moves, path_stem)`` in the game module), as
     pictures and game files next to it."""
@@ -298,7 +321,7 @@ def save_best_game(cfg, state0, results, out_dir):
         game.save_game(state0, moves, out_dir / "best_game")
 
 
-def gather_chunks(chunk_dir, n):
+def gather_chunks(chunk_dir: Path, n: int) -> pd.DataFrame:
     """All saved searches with index < n, in index order, each once."""
     parts = [pd.read_parquet(p) for p in sorted(chunk_dir.glob("*.parquet"))]
     df = pd.concat(parts, ignore_index=True)

@@ -50,6 +50,7 @@ class Config:
     experiment_name: str = "default"
     level: int = 1
     memorize: bool = True
+    memorize_from: int = 1
     n_searches: int = 100
     seed: int = 0
     workers: int = 0
@@ -63,7 +64,7 @@ class Config:
     n_matches: int | None = None
 
 
-def register_configs():
+def register_configs() -> None:
     """Store the schemas; the YAML files name them in their defaults lists."""
     cs = ConfigStore.instance()
     cs.store(name="config_schema", node=Config)

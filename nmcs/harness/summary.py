@@ -1,6 +1,7 @@
 """Summaries of result tables: one row per cell, mean score with a 95% confidence interval."""
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -18,6 +19,7 @@ CELL_KEYS = (
     "algo_options",
     "level",
     "memorize",
+    "memorize_from",
     "budget_seconds",
     "budget_playouts",
     "seed",
@@ -58,11 +60,11 @@ def summarize(results: pd.DataFrame) -> pd.DataFrame:
     return table.sort_values(keys, kind="stable").reset_index(drop=True) if len(table) else table
 
 
-def _format(value, digits: int) -> str:
+def _format(value: Any, digits: int) -> str:
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return "-"  # a budget that was not set, a statistic that does not exist
     if isinstance(value, float | np.floating):
-        if float(value).is_integer() and abs(value) < 1e15:
+        if float(value).is_integer() and abs(float(value)) < 1e15:
             return str(int(value))
         return f"{value:.{digits}g}"
     return str(value)

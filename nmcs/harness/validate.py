@@ -2,8 +2,10 @@
 allowed. Types and unknown keys are checked earlier by the schema (``nmcs.harness.schema``)."""
 
 from dataclasses import fields
+from typing import Any
 
-from omegaconf import OmegaConf
+import numpy as np
+from omegaconf import DictConfig, OmegaConf
 
 from nmcs.games import registry as games
 from nmcs.harness.matches import refuse_match_keys
@@ -14,22 +16,23 @@ from nmcs.search.registry import ConfigError, Settings
 __all__ = ["ConfigError", "algo_config", "game_options", "settings", "validate"]
 
 
-def game_options(cfg):
+def game_options(cfg: DictConfig) -> dict[str, Any]:
     """The game's options as keyword arguments of its ``make_state``."""
     options = OmegaConf.to_container(cfg.game, resolve=True)
+    assert isinstance(options, dict)
     options.pop("name")
-    return options
+    return {str(k): v for k, v in options.items()}
 
 
-def _check_keys(node, schema, where):
+def _check_keys(node: DictConfig, schema: type, where: str) -> None:
     # The schema refuses unknown keys, except those a user adds on purpose with +key=value.
     allowed = {f.name for f in fields(schema)}
-    for key in node.keys():
+    for key in map(str, node.keys()):
         if key not in allowed:
             raise ConfigError(f"unknown key '{where}{key}' (allowed: {', '.join(sorted(allowed))})")
 
 
-def validate(cfg):
+def validate(cfg: DictConfig) -> np.ndarray:
     """Raise ConfigError for the first invalid value of ``cfg``; return the initial state."""
     _check_keys(cfg, Config, "")
     refuse_match_keys(cfg)  # hook (matches): two-player games run as matches, not searches
@@ -70,17 +73,19 @@ def validate(cfg):
         raise ConfigError(f"game ({cfg.game.name}): {error}") from None
 
 
-def settings(cfg):
+def settings(cfg: DictConfig) -> Settings:
     """The cell's top-level search keys (level, memorize, budget; 0 = no budget)."""
     return Settings(
-        int(cfg.level),
-        bool(cfg.memorize),
-        float(cfg.budget.seconds or 0.0),
-        int(cfg.budget.playouts or 0),
+        level=int(cfg.level),
+        memorize=bool(cfg.memorize),
+        max_seconds=float(cfg.budget.seconds or 0.0),
+        max_playouts=int(cfg.budget.playouts or 0),
+        memorize_from=int(cfg.memorize_from),
     )
 
 
-def algo_config(cfg):
+def algo_config(cfg: DictConfig) -> Any:
     """The algorithm's config dataclass holding the cell's ``algo.*`` options."""
     options = OmegaConf.to_container(cfg.algo, resolve=True)
-    return algorithms.algorithm(cfg.algo.name).config(**options)
+    assert isinstance(options, dict)
+    return algorithms.algorithm(cfg.algo.name).config(**{str(k): v for k, v in options.items()})

@@ -1,23 +1,21 @@
 """One engine that runs many independent seeded searches of one algorithm on one game.
 
-``build_engine(game, build)`` takes a game's kernel module and an algorithm's builder (the
-``build`` of its registry record, ``nmcs.search.registry``) and returns ``run_chunk``, a parallel
-jitted function: searches are spread over numba threads (``prange`` over workers, each with its
-own workspace), and every search seeds its own generator from its seed, so results do not
-depend on the number of workers.
+``build_search(game, build)`` takes a game's kernel module and an algorithm's builder (the
+``build`` of its registry record, ``nmcs.search.registry``) and returns the jitted pieces of one
+search; the compiled entry point of the (game, algorithm) pair (``nmcs.search.entry``, a
+module-level ``@njit(cache=True, parallel=True)`` function generated on first use, so numba
+caches it on disk and compiles only the pairs that run) spreads a chunk's searches over numba
+threads (``prange`` over workers, each with its own workspace). Every search seeds its own
+generator from its seed, so results do not depend on the number of workers.
 
 ``run_chunk(state0, seeds, params, out, n_workers)``: ``params`` is the algorithm's own
 NamedTuple of engine parameters; ``out`` is an ``Outputs`` NamedTuple with one row per search.
-
-The compiled entry point of a (game, algorithm) pair is a module-level ``@njit(cache=True)``
-function in a small module generated on first use (``nmcs.search.entry``), so numba caches it on
-disk and compiles only the pairs that run.
 """
 
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from nmcs.search.clock import now
 from nmcs.search.nested import PLAYOUT_MOVES, PLAYOUTS
@@ -53,8 +51,12 @@ def new_outputs(n, max_moves, trace_len):
     )
 
 
-def build_engine(game, build):
-    """The parallel ``run_chunk`` of the algorithm built by ``build`` on ``game``'s kernels."""
+def build_search(game, build):
+    """``(new_workspace, run_one)`` of the algorithm built by ``build`` on ``game``'s kernels:
+    ``run_one(state0, seed, params, ws, stats, state, out, i)`` runs search ``i`` of a chunk,
+    seeding its own generator, and writes row ``i`` of ``out``. The parallel loop over workers
+    that calls them is the entry point itself (``nmcs.search.entry.TEMPLATE``): one compiled
+    layer less than a loop built here and wrapped there (about 2 s of compilation per pair)."""
     new_workspace, run = build(game)
     score = game.score
 
@@ -73,17 +75,4 @@ def build_engine(game, build):
         out.playouts[i] = stats[PLAYOUTS]
         out.playout_moves[i] = stats[PLAYOUT_MOVES]
 
-    @njit(parallel=True)
-    def run_chunk(state0, seeds, params, out, n_workers):
-        n = seeds.shape[0]
-        workers = max(1, min(n_workers, n))
-        for w in prange(workers):
-            stats = np.zeros(2, np.int64)
-            ws = new_workspace(state0, params, stats)
-            state = np.empty_like(state0)
-            # Contiguous blocks: neighbouring output rows written by different threads would
-            # share cache lines.
-            for i in range(w * n // workers, (w + 1) * n // workers):
-                run_one(state0, seeds[i], params, ws, stats, state, out, i)
-
-    return run_chunk
+    return new_workspace, run_one

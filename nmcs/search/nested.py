@@ -6,10 +6,13 @@
   worker (a ``NestedWorkspace``; ``stats`` counts playouts and their moves);
 - ``nested(state, level, memorize, rng, ws, seq)``: level 0 is one playout (``sample``); level
   l >= 1 plays a whole game, trying every legal move at each step followed by a level l-1 search,
-  and plays the move of the best one (ties broken uniformly at random). With ``memorize`` it keeps
+  and plays the move of the best one (ties broken uniformly at random). A level l >= ``memorize``
+  (an int: the lowest level that memorizes; 1 = every level, ``NEVER_MEMORIZE`` = none) keeps
   the best sequence found so far and plays its next move when no child improves on it (the
-  paper's pseudo-code, lines 7-10). The search plays on ``state`` in place, writes the moves it
-  played into ``seq`` and returns their number; the score is ``game.score(state)`` afterwards;
+  paper's pseudo-code, lines 7-10). ``memorize = 2`` is the pseudo-code read with a ``sample``
+  that returns a score and no sequence: level 1 then follows only its best child of each step.
+  The search plays on ``state`` in place, writes the moves it played into ``seq`` and returns
+  their number; the score is ``game.score(state)`` afterwards;
 - ``iterative(...)``: nested searches repeated from the same position until a budget of seconds
   and/or playouts is spent, keeping the best and an anytime trace.
 
@@ -51,6 +54,7 @@ from nmcs.search.registry import Algorithm, Settings, register
 from nmcs.search.rng import below
 
 MAX_LEVEL = 6
+NEVER_MEMORIZE = MAX_LEVEL + 1  # the ``memorize`` argument of a search that never memorizes
 NO_SCORE = -(2**62)
 NO_TARGET = 2**62
 PLAYOUTS, PLAYOUT_MOVES = 0, 1
@@ -149,7 +153,7 @@ def build_nested(game):
                     if below(rng, ties) == 0:
                         step_move = legal[i]
                         step_rng = saved
-            if not memorize:
+            if memorize > 1:
                 seq[played] = step_move
             elif step_best > best:
                 best = step_best
@@ -216,7 +220,7 @@ def build_nested(game):
                         step_move = legal[i]
                         step_len = length
                         cur = 1 - cur
-                if not memorize:
+                if memorize > k:
                     seq[played] = step_move
                 elif step_best > best:
                     best = step_best
@@ -284,12 +288,12 @@ def build_nested(game):
 
 class NestedParams(NamedTuple):
     level: int
-    memorize: bool
+    memorize: int  # the lowest level that memorizes; NEVER_MEMORIZE: none
 
 
 class IterativeParams(NamedTuple):
     level: int
-    memorize: bool
+    memorize: int
     max_seconds: float  # 0: no limit of that kind
     max_playouts: int
 
@@ -320,14 +324,19 @@ class IterativeConfig:
         pass
 
 
+def memorize_param(settings: Settings) -> int:
+    """The ``memorize`` argument of the searches: the lowest level that memorizes."""
+    return int(settings.memorize_from) if settings.memorize else NEVER_MEMORIZE
+
+
 def nested_params(options, settings, kernels, state0):
-    return NestedParams(int(settings.level), bool(settings.memorize))
+    return NestedParams(int(settings.level), memorize_param(settings))
 
 
 def iterative_params(options, settings, kernels, state0):
     return IterativeParams(
         int(settings.level),
-        bool(settings.memorize),
+        memorize_param(settings),
         float(settings.max_seconds),
         int(settings.max_playouts),
     )

@@ -50,13 +50,14 @@ PLUGINS_ENV = "NMCS_PLUGINS"
 
 
 class Settings(NamedTuple):
-    """The top-level search keys of a cell (``level``, ``memorize``, ``budget.*``); a budget
-    of 0 means none of that kind."""
+    """The top-level search keys of a cell (``level``, ``memorize``, ``budget.*``,
+    ``memorize_from``); a budget of 0 means none of that kind."""
 
     level: int = 1
     memorize: bool = True
     max_seconds: float = 0.0
     max_playouts: int = 0
+    memorize_from: int = 1  # with memorize: the lowest level that memorizes
 
     @property
     def has_budget(self) -> bool:
@@ -87,6 +88,8 @@ _loaded = False
 
 def register(algorithm: Algorithm) -> Algorithm:
     """Add (or replace) an algorithm; returns it, so a module can keep the record."""
+    if algorithm.build.__module__ not in BUILTIN_MODULES:
+        _load()  # the built-in ones first, whatever imports first
     _ALGORITHMS[algorithm.name] = algorithm
     return algorithm
 
@@ -121,6 +124,11 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
     raises ValueError with one line naming the key."""
     if not 0 <= settings.level <= algo.max_level:
         raise ValueError(f"level = {settings.level}: must be an integer from 0 to {algo.max_level}")
+    if not 1 <= settings.memorize_from <= algo.max_level:
+        raise ValueError(
+            f"memorize_from = {settings.memorize_from}: must be an integer from 1 to "
+            f"{algo.max_level} (the lowest level that memorizes)"
+        )
     if algo.needs_budget and not settings.has_budget:
         raise ValueError(f"budget: algo={algo.name} needs budget.seconds and/or budget.playouts")
     if settings.has_budget and not algo.needs_budget:

@@ -1,0 +1,235 @@
+"""Monte-Carlo Beam Search (Cazenave 2012) on Morpion 5D: Table 1 (level-2 beams s1 x s2) as a
+table and heat map, Fig 5 (level-1 beams against time), and Fig 3's slopes of iterative NMCS
+(read from the NMCS Fig 10 experiment, which runs the same searches).
+
+Every paper value of Table 1 is a mean of 118 runs, so it has its own sampling error: a cell
+agrees when the difference of the two means is within 1.96 standard errors of a difference,
+the paper's standard error taken as ours scaled to its 118 runs (the paper gives no spread).
+"""
+
+import re
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.common import (
+    AGREES,
+    DIFFERS,
+    NOT_ENOUGH,
+    Claim,
+    paper_values,
+    save_figure,
+    save_table,
+    verdict_interval,
+)
+from analysis.leftmove import anytime_curves
+
+SECTION = "Monte-Carlo Beam Search (Morpion 5D)"
+# Fewer runs than this per cell: the cell's standard deviation is too rough for a verdict.
+MIN_RUNS = 10
+# "About half a point per doubling": the slopes of Fig 3 and the gains of Fig 5 are read off
+# curves, so a claim allows this much either way.
+SLOPE_TOLERANCE = 0.2
+GAIN_TOLERANCE = 1.0
+
+
+def _cmd(scale, experiment):
+    return f"python run.py -m experiment={experiment} scale={scale}"
+
+
+def beam_widths(algo_options: str) -> tuple[int, ...]:
+    """The beam sizes of a result row, from its ``algo_options`` text (``beam=[1, 2]``)."""
+    found = re.search(r"beam=[\[(]?([\d,\s]+)", algo_options or "")
+    if not found:
+        return ()
+    return tuple(int(x) for x in found.group(1).replace(" ", "").strip(",").split(","))
+
+
+def _with_widths(df: pd.DataFrame, level: int) -> pd.DataFrame:
+    """Rows of beam searches of ``level`` with columns s1..s<level> (one value = every level)."""
+    df = df[(df["algo"].isin(["beam", "iterative_beam"])) & (df["level"] == level)].copy()
+    widths = [beam_widths(o) for o in df["algo_options"]]
+    for k in range(level):
+        df[f"s{k + 1}"] = [w[k] if len(w) > k else (w[0] if w else 1) for w in widths]
+    return df
+
+
+def analyze_table1(ctx, experiment="mcbs_table1"):
+    paper = paper_values("beam")["table1"]
+    cmd = _cmd(ctx.scale, experiment)
+    df = ctx.results(experiment)
+    if df.empty:
+        return [Claim(SECTION, "Table 1: mean score of level-2 beams", "-", "-", "not run", cmd)]
+    df = _with_widths(df, paper["level"])
+    rows = []
+    for (s1, s2), group in df.groupby(["s1", "s2"]):
+        scores = group["score"].to_numpy(float)
+        n = len(scores)
+        sd = scores.std(ddof=1) if n > 1 else np.nan
+        row_values = paper["mean"].get(int(s1)) or paper["mean"].get(str(s1))
+        column = paper["sizes"].index(s2) if s2 in paper["sizes"] else None
+        value = row_values[column] if row_values and column is not None else None
+        rows.append(
+            {
+                "s1": int(s1),
+                "s2": int(s2),
+                "n": n,
+                "mean": scores.mean(),
+                "ci95": 1.96 * sd / np.sqrt(n) if n > 1 else np.nan,
+                "sd": sd,
+                "best": scores.max(),
+                "paper_mean": value,
+            }
+        )
+    table = pd.DataFrame(rows).sort_values(["s1", "s2"])
+    save_table(table, ctx.tables, experiment)
+    _heat_map(table, paper, ctx)
+    claims = []
+    for r in table.itertuples():
+        claim = f"Table 1: level 2, s1 = {r.s1}, s2 = {r.s2}: mean score"
+        if r.paper_mean is None or not np.isfinite(r.paper_mean):
+            continue
+        ours = f"{r.mean:.2f} [{r.mean - r.ci95:.2f}, {r.mean + r.ci95:.2f}], n={r.n}"
+        if r.n < MIN_RUNS:
+            claims.append(Claim(SECTION, claim, f"{r.paper_mean:.2f}", ours, NOT_ENOUGH, cmd))
+            continue
+        # The paper's mean has the sampling error of 118 runs of a search like ours.
+        se = np.sqrt(r.sd**2 / r.n + r.sd**2 / paper["runs"])
+        diff = r.mean - r.paper_mean
+        verdict = AGREES if abs(diff) <= 1.96 * se else DIFFERS
+        ours += f"; difference {diff:+.2f} ± {1.96 * se:.2f}"
+        claims.append(Claim(SECTION, claim, f"{r.paper_mean:.2f}", ours, verdict, cmd))
+    return claims
+
+
+def _heat_map(table, paper, ctx):
+    sizes = paper["sizes"]
+    grid = np.full((len(sizes), len(sizes)), np.nan)
+    for r in table.itertuples():
+        if r.s1 in sizes and r.s2 in sizes:
+            grid[sizes.index(r.s1), sizes.index(r.s2)] = r.mean
+    fig, ax = plt.subplots(figsize=(6, 5))
+    image = ax.imshow(grid, cmap="viridis", origin="upper")
+    for i, s1 in enumerate(sizes):
+        row_values = paper["mean"].get(s1) or paper["mean"].get(str(s1)) or []
+        for j, _ in enumerate(sizes):
+            ours = "" if np.isnan(grid[i, j]) else f"{grid[i, j]:.2f}"
+            theirs = row_values[j] if j < len(row_values) else None
+            text = ours + (f"\n({theirs:.2f})" if theirs is not None else "")
+            if text:
+                ax.text(j, i, text, ha="center", va="center", fontsize=7, color="w")
+    ax.set_xticks(range(len(sizes)), sizes)
+    ax.set_yticks(range(len(sizes)), sizes)
+    ax.set_xlabel("s2 (beam at level 2)")
+    ax.set_ylabel("s1 (beam at level 1)")
+    ax.set_title("MCBS Table 1: mean score, ours (paper in parentheses)")
+    fig.colorbar(image, ax=ax, label="mean best score")
+    save_figure(fig, ctx.figures, "mcbs_table1")
+
+
+def analyze_fig3(ctx, experiment="morpion_fig10"):
+    """Points gained per doubling of the time by iterative NMCS at levels 1 and 2: the slope
+    of the mean best score against log2(seconds), with its 95% interval."""
+    paper = paper_values("beam")["fig3"]["per_doubling"]
+    cmd = _cmd(ctx.scale, experiment)
+    df = ctx.results(experiment)
+    claims = []
+    if not df.empty:
+        df = df[(df["algo"] == "iterative") & df["memorize"].astype(bool)]
+    for level, value in paper.items():
+        claim = f"Fig 3: iterative NMCS level {level} gains about {value} points per doubling"
+        part = df[df["level"] == level] if not df.empty else df
+        if part.empty:
+            claims.append(Claim(SECTION, claim, f"{value}", "-", "not run", cmd))
+            continue
+        grid, curves = anytime_curves(part, "seconds")
+        matrix = next(iter(curves.values()))
+        keep = ~np.isnan(matrix).any(axis=0)
+        if keep.sum() < 4:
+            claims.append(Claim(SECTION, claim, f"{value}", "fewer than 4 points", NOT_ENOUGH, cmd))
+            continue
+        fit = stats.linregress(np.log2(grid[keep]), matrix[:, keep].mean(axis=0))
+        half = 1.96 * fit.stderr
+        claims.append(
+            Claim(
+                SECTION,
+                claim,
+                f"{value}",
+                f"{fit.slope:+.2f} [{fit.slope - half:+.2f}, {fit.slope + half:+.2f}] per "
+                f"doubling, {grid[keep][0]:g}-{grid[keep][-1]:g} s, n={matrix.shape[0]}",
+                verdict_interval(
+                    fit.slope - half,
+                    fit.slope + half,
+                    value - SLOPE_TOLERANCE,
+                    value + SLOPE_TOLERANCE,
+                ),
+                cmd,
+            )
+        )
+    return claims
+
+
+def analyze_fig5(ctx, experiment="mcbs_fig5"):
+    """Level 1, beams 1, 16 and 128 against time: the gain of each beam over NMCS (beam 1) at
+    the last time point every search reached (163 s in the paper)."""
+    paper = paper_values("beam")["fig5"]
+    cmd = _cmd(ctx.scale, experiment)
+    df = ctx.results(experiment)
+    if df.empty:
+        return [
+            Claim(SECTION, f"Fig 5: a level-1 beam of {w} beats NMCS", f"+{g}", "-", "not run", cmd)
+            for w, g in paper["gain_over_nmcs"].items()
+        ]
+    df = _with_widths(df, 1)
+    rows, curves = [], {}
+    for width, group in df.groupby("s1"):
+        grid, by_key = anytime_curves(group, "seconds")
+        curves[int(width)] = (grid, next(iter(by_key.values())))
+        for j, x in enumerate(grid):
+            col = curves[int(width)][1][:, j]
+            if not np.isnan(col).any():
+                rows.append({"beam": int(width), "seconds": x, "n": len(col), "mean": col.mean()})
+    table = pd.DataFrame(rows)
+    save_table(table, ctx.tables, experiment)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for width, line in table.groupby("beam"):
+        ax.plot(line["seconds"], line["mean"], "-o", ms=3, label=f"beam {width}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("seconds (log scale)")
+    ax.set_ylabel("mean best score")
+    ax.set_title("MCBS Fig 5: level 1, beams of 1 (NMCS), 16 and 128")
+    ax.legend()
+    save_figure(fig, ctx.figures, experiment)
+    claims = []
+    for width, gain in paper["gain_over_nmcs"].items():
+        claim = f"Fig 5: at {paper['seconds']} s a level-1 beam of {width} scores more than NMCS"
+        if width not in curves or 1 not in curves:
+            claims.append(Claim(SECTION, claim, f"+{gain}", "-", "not run", cmd))
+            continue
+        (grid, a), (_, b) = curves[width], curves[1]
+        common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
+        if not common.any():
+            claims.append(Claim(SECTION, claim, f"+{gain}", "no common time", NOT_ENOUGH, cmd))
+            continue
+        j = np.flatnonzero(common)[-1]
+        diff = a[:, j].mean() - b[:, j].mean()
+        se = np.sqrt(a[:, j].var(ddof=1) / len(a) + b[:, j].var(ddof=1) / len(b))
+        claims.append(
+            Claim(
+                SECTION,
+                claim,
+                f"+{gain}",
+                f"{diff:+.2f} ± {1.96 * se:.2f} at {grid[j]:g} s (n={len(a)}, {len(b)})",
+                verdict_interval(
+                    diff - 1.96 * se, diff + 1.96 * se, gain - GAIN_TOLERANCE, gain + GAIN_TOLERANCE
+                ),
+                cmd,
+            )
+        )
+    return claims
+
+
+def analyze(ctx):
+    return analyze_table1(ctx) + analyze_fig3(ctx) + analyze_fig5(ctx)

@@ -1,0 +1,331 @@
+"""Monte-Carlo Beam Search (Cazenave 2012, Algorithm 2), written once for every game.
+
+``build_beam(game)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
+
+- ``new_workspace(state0, width)``: the buffers of a search whose beams hold at most ``width``
+  positions, allocated once per worker;
+- ``iterative(...)``: beam searches repeated from the same position until a budget of seconds
+  and/or playouts is spent, keeping the best game and an anytime trace (for the time figures);
+- ``beam(state, level, widths, rng, ws, seq, stats)``: a beam search of ``level`` from
+  ``state``; level l >= 1 keeps a beam of at most ``widths[l - 1]`` positions, level 0 is one
+  playout. It plays the best game found on ``state`` in place, writes its moves into ``seq`` and
+  returns their number (the same contract as ``nmcs.search.nested``). ``stats`` counts
+  playouts and playout moves.
+
+One step of a level-l search (the paper's loop body)::
+
+    next beam = for each position b of the beam:
+                  b advanced by the next move of its best game    (memorization; b is kept
+                                                                   as it is if it is terminal)
+                + for each legal move m of b: b+m searched at level l-1 (a playout at level 1)
+    beam      = the best widths[l-1] of the next beam, by the score of their best game
+
+and the search stops when no position of the beam has a legal move (the paper's
+``beam = nextBeam``). The best game of the final beam is the result.
+
+Choices where the paper is silent (documented in ``docs/beam.md``):
+- ties between children are broken uniformly at random by reservoir sampling at the boundary
+  of the kept set: with ``t`` children seen at the lowest kept score, of which ``k`` are kept, a
+  new one replaces one of those ``k`` when ``below(t) < k``. With a width of 1 this is exactly
+  nested search's rule (one draw per tie), so a beam of width 1 at every level plays the same
+  games as ``nmcs.search.nested`` with memorization, move for move, from the same seed;
+- a memorized position wins a tie against a child (the pseudo-code replaces the best
+  sequence only by a strictly better one), and earlier beam positions win ties among
+  memorized ones;
+- the start position, which has no game yet, is not kept; the same position may sit twice in a
+  beam (memorized and as a child), as in the paper, which does not merge them;
+- a game may declare ``target_score``: the first game that reaches it is returned at once, as
+  nested search does.
+
+Workspace (a tuple; L = levels + 1, W = width, S = state size, B = max branching,
+M = max moves + 1). Per level k, two beams (``cur`` and ``1 - cur``) of W entries, and the kept
+children of the step::
+
+    bstate  [L, 2, W, S]  positions of the beam
+    bseq    [L, 2, W, M]  best game of each position, from the search's start (prefix included)
+    binfo   [L, 2, W, 3]  POS (moves played to reach the position), LEN (of bseq), SCORE
+    cseq    [L, W, M]     kept children: their lower search's game, from the child position
+    cinfo   [L, W, 4]     PARENT (beam index), MOVE, LEN, SCORE
+    child   [L, S]        the position handed to the lower search
+    cbuf    [L, M]        the lower search's game
+    legal   [L, B]        legal moves of a beam position
+    nbeam   int64[L]      current beam size per level
+"""
+
+import numpy as np
+from numba import njit
+
+from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
+from nmcs.search.nested import MAX_LEVEL, NO_SCORE, NO_TARGET, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.rng import below
+
+POS, LEN, SCORE = 0, 1, 2
+PARENT, MOVE, CLEN, CSCORE = 0, 1, 2, 3
+
+
+def build_beam(game):
+    """Jitted beam search functions specialised to ``game``'s kernels."""
+    legal_moves = game.legal_moves
+    play = game.play
+    score = game.score
+    playout = game.playout
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+    target_score = getattr(game, "target_score", None)
+    if target_score is None:
+
+        @njit
+        def target_score(state):
+            return NO_TARGET
+
+    @njit
+    def new_workspace(state0, width):
+        n_levels = MAX_LEVEL + 1
+        w = max(1, width)
+        m = max_moves(state0) + 1
+        s = state0.shape[0]
+        bstate = np.empty((n_levels, 2, w, s), state0.dtype)
+        bseq = np.empty((n_levels, 2, w, m), np.int32)
+        binfo = np.zeros((n_levels, 2, w, 3), np.int64)
+        cseq = np.empty((n_levels, w, m), np.int32)
+        cinfo = np.zeros((n_levels, w, 4), np.int64)
+        child = np.empty((n_levels, s), state0.dtype)
+        cbuf = np.empty((n_levels, m), np.int32)
+        legal = np.empty((n_levels, max_branching(state0)), np.int32)
+        nbeam = np.zeros(n_levels, np.int64)
+        return bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam
+
+    @njit
+    def sample(state, level, widths, rng, ws, seq, stats):
+        n = playout(state, rng, seq, True)
+        stats[PLAYOUTS] += 1
+        stats[PLAYOUT_MOVES] += n
+        return n
+
+    @njit
+    def boundary(cinfo, kept):
+        """The lowest kept score and how many kept children have it."""
+        low = cinfo[0, CSCORE]
+        for j in range(1, kept):
+            low = min(low, cinfo[j, CSCORE])
+        n_low = 0
+        for j in range(kept):
+            if cinfo[j, CSCORE] == low:
+                n_low += 1
+        return low, n_low
+
+    @njit
+    def nth_at(cinfo, kept, value, nth):
+        """The index of the ``nth`` kept child whose score is ``value``."""
+        for j in range(kept):
+            if cinfo[j, CSCORE] == value:
+                if nth == 0:
+                    return j
+                nth -= 1
+        return -1
+
+    @njit
+    def keep_child(k, ws, rng, kept, width, ties, parent, move, length, s):
+        """Offer a child (its game is in ``cbuf[k]``) to the kept set of the step, the best
+        ``width`` children so far; ``ties`` counts the children seen at the lowest kept score
+        once the set is full. Returns the new (kept, ties)."""
+        _, _, _, cseq, cinfo, _, cbuf, _, _ = ws
+        slot = -1
+        if kept < width:
+            slot = kept
+            kept += 1
+        else:
+            low, n_low = boundary(cinfo[k], kept)
+            if s > low:
+                # Evict one of the lowest, uniformly (no draw for a single one).
+                slot = nth_at(cinfo[k], kept, low, below(rng, n_low) if n_low > 1 else 0)
+                if n_low == 1:
+                    ties = 0  # the boundary moves up: recounted below
+            elif s == low:
+                # Reservoir sampling among the ties: the n_low kept are a uniform subset of
+                # the ``ties`` seen; width 1 gives nested search's one draw per tie.
+                ties += 1
+                pick = below(rng, ties)
+                if pick < n_low:
+                    slot = nth_at(cinfo[k], kept, low, pick)
+        if slot >= 0:
+            cinfo[k, slot, PARENT] = parent
+            cinfo[k, slot, MOVE] = move
+            cinfo[k, slot, CLEN] = length
+            cinfo[k, slot, CSCORE] = s
+            for j in range(length):
+                cseq[k, slot, j] = cbuf[k, j]
+        if kept == width and ties == 0:
+            # Every child seen above the boundary is kept, so the boundary's tie count is the
+            # number kept at it (also when the set has just become full).
+            ties = boundary(cinfo[k], kept)[1]
+        return kept, ties
+
+    def make_level(lower, k):
+        @njit
+        def level_k(state, level, widths, rng, ws, seq, stats):
+            if level < k:
+                return lower(state, level, widths, rng, ws, seq, stats)
+            bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
+            width = widths[k - 1]
+            target = target_score(state)
+            cur = 0
+            # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
+            copy_into(bstate[k, cur, 0], state)
+            binfo[k, cur, 0, POS] = 0
+            binfo[k, cur, 0, LEN] = 0
+            binfo[k, cur, 0, SCORE] = NO_SCORE
+            nbeam[k] = 1
+            while True:
+                kept = 0
+                ties = 0
+                moving = False
+                for b in range(nbeam[k]):
+                    pos = binfo[k, cur, b, POS]
+                    n = legal_moves(bstate[k, cur, b], legal[k])
+                    if n > 0:
+                        moving = True
+                    for i in range(n):
+                        copy_into(child[k], bstate[k, cur, b])
+                        play(child[k], legal[k, i])
+                        length = lower(child[k], k - 1, widths, rng, ws, cbuf[k], stats)
+                        s = score(child[k])
+                        if s >= target:
+                            # A lower search reached the game's target score: that game is
+                            # the answer.
+                            for j in range(pos):
+                                seq[j] = bseq[k, cur, b, j]
+                            seq[pos] = legal[k, i]
+                            for j in range(length):
+                                seq[pos + 1 + j] = cbuf[k, j]
+                            for j in range(pos + 1 + length):
+                                play(state, seq[j])
+                            return pos + 1 + length
+                        kept, ties = keep_child(
+                            k, ws, rng, kept, width, ties, b, legal[k, i], length, s
+                        )
+                if not moving:
+                    break
+                cur = advance(k, ws, rng, cur, kept, width)
+            # The best game of the final beam (earlier positions win ties).
+            best = 0
+            for b in range(1, nbeam[k]):
+                if binfo[k, cur, b, SCORE] > binfo[k, cur, best, SCORE]:
+                    best = b
+            length = binfo[k, cur, best, LEN]
+            for j in range(length):
+                seq[j] = bseq[k, cur, best, j]
+            copy_into(state, bstate[k, cur, best])
+            return length
+
+        return level_k
+
+    @njit
+    def advance(k, ws, rng, cur, kept, width):
+        """Build the next beam (into buffer 1 - cur) from the memorized positions and the kept
+        children: the best ``width`` of them, memorized ones first on ties. Returns 1 - cur."""
+        bstate, bseq, binfo, cseq, cinfo, _, _, _, nbeam = ws
+        nxt = 1 - cur
+        n_old = nbeam[k]
+        used_old = np.zeros(n_old, np.bool_)
+        used_child = np.zeros(kept, np.bool_)
+        n_new = 0
+        while n_new < width:
+            # The best remaining memorized position (a game already found) ...
+            bo = -1
+            for b in range(n_old):
+                if not used_old[b] and binfo[k, cur, b, SCORE] > NO_SCORE:
+                    if bo < 0 or binfo[k, cur, b, SCORE] > binfo[k, cur, bo, SCORE]:
+                        bo = b
+            # ... against the best remaining child, uniformly among equal ones (a draw only
+            # when several tie, so a width of 1 never draws here).
+            bc = -1
+            n_eq = 0
+            for c in range(kept):
+                if not used_child[c]:
+                    if bc < 0 or cinfo[k, c, CSCORE] > cinfo[k, bc, CSCORE]:
+                        bc = c
+                        n_eq = 1
+                    elif cinfo[k, c, CSCORE] == cinfo[k, bc, CSCORE]:
+                        n_eq += 1
+            if n_eq > 1:
+                pick = below(rng, n_eq)
+                for c in range(kept):
+                    if not used_child[c] and cinfo[k, c, CSCORE] == cinfo[k, bc, CSCORE]:
+                        if pick == 0:
+                            bc = c
+                            break
+                        pick -= 1
+            if bo < 0 and bc < 0:
+                break
+            take_child = bc >= 0 and (bo < 0 or cinfo[k, bc, CSCORE] > binfo[k, cur, bo, SCORE])
+            dst_state = bstate[k, nxt, n_new]
+            dst_seq = bseq[k, nxt, n_new]
+            if take_child:
+                used_child[bc] = True
+                parent = cinfo[k, bc, PARENT]
+                pos = binfo[k, cur, parent, POS]
+                length = cinfo[k, bc, CLEN]
+                copy_into(dst_state, bstate[k, cur, parent])
+                play(dst_state, cinfo[k, bc, MOVE])
+                for j in range(pos):
+                    dst_seq[j] = bseq[k, cur, parent, j]
+                dst_seq[pos] = cinfo[k, bc, MOVE]
+                for j in range(length):
+                    dst_seq[pos + 1 + j] = cseq[k, bc, j]
+                binfo[k, nxt, n_new, POS] = pos + 1
+                binfo[k, nxt, n_new, LEN] = pos + 1 + length
+                binfo[k, nxt, n_new, SCORE] = cinfo[k, bc, CSCORE]
+            else:
+                used_old[bo] = True
+                pos = binfo[k, cur, bo, POS]
+                length = binfo[k, cur, bo, LEN]
+                copy_into(dst_state, bstate[k, cur, bo])
+                for j in range(length):
+                    dst_seq[j] = bseq[k, cur, bo, j]
+                if pos < length:
+                    play(dst_state, bseq[k, cur, bo, pos])
+                    pos += 1
+                binfo[k, nxt, n_new, POS] = pos
+                binfo[k, nxt, n_new, LEN] = length
+                binfo[k, nxt, n_new, SCORE] = binfo[k, cur, bo, SCORE]
+            n_new += 1
+        nbeam[k] = n_new
+        return nxt
+
+    search = sample
+    for k in range(1, MAX_LEVEL + 1):
+        search = make_level(search, k)
+
+    @njit
+    def iterative(
+        state0, level, widths, rng, ws, seq, stats, scratch_state, scratch_seq, budget, trace
+    ):
+        """Beam searches from ``state0`` repeated until ``budget`` = (max_seconds, max_playouts)
+        is spent (0: no limit of that kind; one must be set), keeping the best game in ``seq``
+        and an improvement trace; returns (its length, trace rows). A search that has started
+        finishes, so a budget can be overshot by one search (as ``nmcs.search.nested``)."""
+        max_seconds, max_playouts = budget
+        clock = start_clock()
+        best = NO_SCORE
+        best_len = 0
+        n_trace = 0
+        target = target_score(state0)
+        while True:
+            copy_into(scratch_state, state0)
+            length = search(scratch_state, level, widths, rng, ws, scratch_seq, stats)
+            s = score(scratch_state)
+            if s > best:
+                best = s
+                best_len = length
+                seq[:length] = scratch_seq[:length]
+                n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
+            if best >= target:
+                break
+            if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
+                break
+            if max_seconds > 0 and time_is_up(clock, max_seconds):
+                break
+        return best_len, n_trace
+
+    return new_workspace, search, iterative

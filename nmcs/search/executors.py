@@ -1,0 +1,102 @@
+"""Where the remote searches of a parallel search run (``nmcs.search.master``).
+
+- ``InProcess()``: one after the other in this process, each when the master asks for its
+  result, so a budget stops the search between two of them;
+- ``DaskExecutor(client)``: on the workers of a ``dask.distributed`` cluster: an embedded
+  ``LocalCluster`` (``DaskExecutor.local(n_workers)``), a running scheduler
+  (``DaskExecutor.connect("tcp://host:8786")``) or a dask-jobqueue cluster on SLURM
+  (``DaskExecutor(Client(SLURMCluster(...)))``, see ``docs/beam.md``).
+
+An executor has four methods: ``tasks_per_step(n)`` says into how many tasks the master splits
+the n children of a step, ``submit(fn, *args)`` returns a handle, ``as_completed(handles)``
+yields ``(index, result)`` pairs as results arrive (index: the position in ``handles``), and
+``cancel(handles)`` drops what has not run yet. How the children are split changes nothing in
+the result: each child's search is seeded from its place in the tree.
+"""
+
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+
+class Executor(Protocol):
+    def tasks_per_step(self, n_children: int) -> int: ...
+
+    def submit(self, fn: Callable, *args: Any) -> Any: ...
+
+    def as_completed(self, handles: list) -> Iterator[tuple[int, Any]]: ...
+
+    def cancel(self, handles: list) -> None: ...
+
+
+class InProcess:
+    """Runs each task in this process when its result is asked for."""
+
+    def tasks_per_step(self, n_children: int) -> int:
+        return n_children  # one per child: a budget is checked after every search
+
+    def submit(self, fn: Callable, *args: Any):
+        return [fn, args, False]  # [function, arguments, cancelled]
+
+    def as_completed(self, handles: list):
+        for index, handle in enumerate(handles):
+            fn, args, cancelled = handle
+            if not cancelled:
+                yield index, fn(*args)
+
+    def cancel(self, handles: list) -> None:
+        for handle in handles:
+            handle[2] = True
+
+
+class DaskExecutor:
+    """Runs each task on a worker of a ``dask.distributed`` cluster."""
+
+    # Tasks per worker and step: a few, so that a slow one is balanced by the others.
+    TASKS_PER_WORKER = 4
+
+    def __init__(self, client):
+        self.client = client
+
+    def tasks_per_step(self, n_children: int) -> int:
+        workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        return min(n_children, self.TASKS_PER_WORKER * workers)
+
+    @classmethod
+    def local(cls, n_workers: int) -> "DaskExecutor":
+        """An embedded cluster of ``n_workers`` single-threaded worker processes."""
+        from dask.distributed import Client, LocalCluster
+
+        cluster = LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
+        return cls(Client(cluster))
+
+    @classmethod
+    def connect(cls, address: str) -> "DaskExecutor":
+        """The workers of a running scheduler, e.g. ``tcp://host:8786``."""
+        from dask.distributed import Client
+
+        return cls(Client(address))
+
+    def submit(self, fn: Callable, *args: Any):
+        # pure=False: two children with the same arguments are still two searches.
+        return self.client.submit(fn, *args, pure=False)
+
+    def as_completed(self, handles: list):
+        from dask.distributed import as_completed
+
+        index = {future.key: i for i, future in enumerate(handles)}
+        for future in as_completed(handles):
+            yield index[future.key], future.result()
+
+    def cancel(self, handles: list) -> None:
+        self.client.cancel([f for f in handles if not f.done()])
+
+    def close(self) -> None:
+        cluster = getattr(self.client, "cluster", None)
+        self.client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,65 @@
+"""Parallel searches (nmcs.search.master on nmcs.search.executors): the same result in this
+process and on 1 or 2 Dask worker processes; budgets stop the search with a complete game."""
+
+import numpy as np
+import pytest
+
+from nmcs.games import game_module
+from nmcs.harness.parallel import parallel_search
+
+leftmove = game_module("leftmove")
+
+
+def replayed_score(state0, moves):
+    state = state0.copy()
+    for move in moves:
+        leftmove.play(state, move)
+    return int(leftmove.score(state))
+
+
+@pytest.fixture(scope="module")
+def in_process():
+    state0 = leftmove.make_state(depth=24)
+    return state0, parallel_search("leftmove", state0, seed=3, level=2, top_width=2, workers=0)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_dask_workers_give_the_in_process_result(in_process, workers):
+    state0, expected = in_process
+    res = parallel_search("leftmove", state0, seed=3, level=2, top_width=2, workers=workers)
+    assert res.stopped == "finished" and res.score == expected.score
+    assert np.array_equal(res.moves, expected.moves) and res.playouts == expected.playouts
+
+
+def test_the_result_is_a_complete_game_with_its_score(in_process):
+    state0, res = in_process
+    assert len(res.moves) == 24 and replayed_score(state0, res.moves) == res.score
+    assert res.steps == 24
+
+
+def test_another_seed_gives_another_search(in_process):
+    state0, expected = in_process
+    res = parallel_search("leftmove", state0, seed=4, level=2, top_width=2, workers=0)
+    assert not np.array_equal(res.moves, expected.moves) or res.playouts != expected.playouts
+
+
+@pytest.mark.parametrize(
+    "budget,stopped",
+    [({"max_playouts": 300}, "playouts"), ({"stop_score": 10}, "score")],
+)
+def test_a_budget_stops_early_with_the_best_complete_game(budget, stopped):
+    state0 = leftmove.make_state(depth=40)
+    full = parallel_search("leftmove", state0, seed=1, level=2, workers=0)
+    res = parallel_search("leftmove", state0, seed=1, level=2, workers=0, **budget)
+    assert res.stopped == stopped and res.playouts < full.playouts
+    assert len(res.moves) == 40 and replayed_score(state0, res.moves) == res.score
+    if "max_playouts" in budget:
+        # It stops at the first finished child search past the budget.
+        assert 300 <= res.playouts < 300 + 40 * 41
+    else:
+        assert res.score >= 10
+
+
+def test_level_zero_is_refused():
+    with pytest.raises(ValueError, match="level = 0: a parallel search needs level >= 1"):
+        parallel_search("leftmove", leftmove.make_state(depth=5), seed=0, level=0)
