@@ -7,6 +7,7 @@ workers play the pairing or in what order.
 """
 
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
@@ -102,7 +103,7 @@ def run_matches(
     budget: Budget,
     n_matches: int,
     seed: int,
-    indices: range | None = None,
+    indices: Sequence[int] | None = None,
     workers: int = 1,
 ) -> list[dict]:
     """The pairing's matches as rows, in match order: match i has A first when i is even, so
