@@ -294,22 +294,28 @@ def claims_at(table: pd.DataFrame, ms: float, scale: str, paper: dict) -> list[C
         )
     )
 
-    # 3. NMC(2)+COW is worse than NMC(1)+COW (averaged over the versions both ran).
-    diffs = []
-    for v in present:
-        part = at[at["version"] == v].set_index("setting")
-        if worse in part.index:
-            a, b = part.loc[best], part.loc[worse]
-            diffs.append(newcombe_diff(a["win_rate"], a["n"], b["win_rate"], b["n"]))
-    if diffs:
-        d = np.array(diffs)
-        mean = d[:, 0].mean()
-        low = mean - np.sqrt(((d[:, 0] - d[:, 1]) ** 2).sum()) / len(d)
-        high = mean + np.sqrt(((d[:, 2] - d[:, 0]) ** 2).sum()) / len(d)
+    # 3. NMC(2)+COW is worse than NMC(1)+COW: their win rates over the matches of every version
+    # both ran (the same versions and numbers of matches for both), Newcombe's interval.
+    both = [v for v in present if ((at["version"] == v) & (at["setting"] == worse)).any()]
+    if both:
+        part = at[at["version"].isin(both)]
+        a, b = part[part["setting"] == best], part[part["setting"] == worse]
+        na, nb = int(a["n"].sum()), int(b["n"].sum())
+        pa = float((a["win_rate"] * a["n"]).sum()) / na
+        pb = float((b["win_rate"] * b["n"]).sum()) / nb
+        d, low, high = newcombe_diff(pa, na, pb, nb)
+        ahead = sum(
+            a[a["version"] == v]["win_rate"].iloc[0] > b[b["version"] == v]["win_rate"].iloc[0]
+            for v in both
+        )
+        behind = sum(
+            a[a["version"] == v]["win_rate"].iloc[0] < b[b["version"] == v]["win_rate"].iloc[0]
+            for v in both
+        )
         verdict = verdict_sign(low, high)
         ours = (
-            f"{best} minus {worse}, mean over {len(d)} versions: {_fmt(mean, low, high)}; "
-            f"{best} ahead in {int((d[:, 0] > 0).sum())}, behind in {int((d[:, 0] < 0).sum())}"
+            f"win rate of {best} minus {worse} over the {na} and {nb} matches of {len(both)} "
+            f"versions: {_fmt(d, low, high)}; {best} ahead in {ahead} versions, behind in {behind}"
         )
     else:
         verdict, ours = NOT_RUN, "-"
