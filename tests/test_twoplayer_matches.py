@@ -188,3 +188,18 @@ def test_a_bad_cell_inside_a_sweep_stops_before_any_cell(tmp_path):
     )
     assert proc.returncode == 2 and "game.rows must be between" in proc.stderr
     assert not (tmp_path / "s").exists()
+
+
+def test_published_match_cells_give_the_same_claims(quick_outputs, tmp_path):
+    target = tmp_path / "published"
+    run_python("-m", "analysis.publish", "--outputs", str(quick_outputs), "--scale", "quick",
+               "--to", str(target))  # fmt: skip
+    cell = next((target / "twoplayer_paper_time").glob("*/results.parquet"))
+    assert {"moves", "playouts"}.isdisjoint(pd.read_parquet(cell).columns)
+    run_python("-m", "analysis", "--from", str(target), "--scale", "quick")
+    run_python("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
+
+    def claims(path):
+        return [line for line in path.read_text().splitlines() if line.startswith("| at ")]
+
+    assert claims(target / "REPRODUCTION.md") == claims(quick_outputs / "REPRODUCTION.md")
