@@ -192,8 +192,8 @@ def test_a_bad_cell_inside_a_sweep_stops_before_any_cell(tmp_path):
 
 def test_published_match_cells_give_the_same_claims(quick_outputs, tmp_path):
     target = tmp_path / "published"
-    run_python("-m", "analysis.publish", "--outputs", str(quick_outputs), "--scale", "quick",
-               "--to", str(target))  # fmt: skip
+    args = ("--outputs", str(quick_outputs), "--scale", "quick", "--to", str(target))
+    run_python("-m", "analysis.publish", *args)
     cell = next((target / "twoplayer_paper_time").glob("*/results.parquet"))
     assert {"moves", "playouts"}.isdisjoint(pd.read_parquet(cell).columns)
     run_python("-m", "analysis", "--from", str(target), "--scale", "quick")
