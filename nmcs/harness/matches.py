@@ -62,10 +62,10 @@ TWO_PLAYER_GAMES = tuple(protocol.GAMES)
 # Top-level keys only match cells read; a single-player cell must leave them unset, and they
 # are left out of its identity then (so the cells of existing results keep their hashes).
 MATCH_KEYS = ("player_a", "player_b", "n_matches")
-# Keys that change how many matches or how they are computed, not their results.
-NOT_IDENTITY = ("workers", "progress", "chunk_seconds", "n_matches", "scale")
-# Keys of conf/config.yaml that are for single-player searches only.
-SEARCH_ONLY = ("algo", "level", "memorize", "memorize_from", "n_searches")
+# The keys that determine a match's result: a match cell's identity (the number of matches,
+# the worker settings, the scale and every key of single-player searches are not in it, so
+# keys added to conf/config.yaml later leave existing match cells as they are).
+IDENTITY_KEYS = ("experiment_name", "game", "player_a", "player_b", "budget", "seed")
 
 
 # ---------------------------------------------------------------- schema (Hydra ConfigStore)
@@ -257,10 +257,10 @@ def warm_up(pairing: Pairing) -> None:
 
 
 def match_identity(cfg: DictConfig) -> dict:
-    """The part of a match cell's config that determines its matches (the single-player keys
-    and the worker settings left out)."""
+    """The part of a match cell's config that determines its matches (``IDENTITY_KEYS``)."""
     full = OmegaConf.to_container(cfg, resolve=True)
-    return {k: v for k, v in full.items() if k not in NOT_IDENTITY and k not in SEARCH_ONLY}
+    assert isinstance(full, dict)
+    return {k: full[k] for k in IDENTITY_KEYS}
 
 
 def _options_string(options: dict) -> str:
