@@ -54,6 +54,7 @@ def parallel_search(
     lower = partial(remote_search, game, level - 1, lower_algo, options)
     # Compile (or load) the engine here first, so that workers find it in the cache.
     remote_search(game, 0, lower_algo, options, state0, 0)
+    executor: DaskExecutor | InProcess
     if address is not None:
         executor = DaskExecutor.connect(address)
     elif workers > 0:
