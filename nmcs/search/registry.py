@@ -126,8 +126,8 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
         raise ValueError(f"level = {settings.level}: must be an integer from 0 to {algo.max_level}")
     if not 1 <= settings.memorize_from <= algo.max_level:
         raise ValueError(
-            f"memorize_from = {settings.memorize_from}: must be an integer from 1 to "
-            f"{algo.max_level} (the lowest level that memorizes)"
+            f"memorize_from = {settings.memorize_from}: must be from 1 to {algo.max_level} "
+            "(an integer, the lowest level that memorizes)"
         )
     if algo.needs_budget and not settings.has_budget:
         raise ValueError(f"budget: algo={algo.name} needs budget.seconds and/or budget.playouts")
