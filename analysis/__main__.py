@@ -9,12 +9,12 @@ from pathlib import Path
 
 import yaml
 
-from analysis import beam, leftmove, morpion, samegame, sudoku
+from analysis import beam, leftmove, morpion, samegame, sudoku, twoplayer
 from analysis.common import Claim, Context
 from analysis.report import write_report
 from nmcs.harness.schema import SCALES
 
-MODULES = (leftmove, morpion, samegame, sudoku, beam)
+MODULES = (leftmove, morpion, samegame, sudoku, beam, twoplayer)
 EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "conf" / "experiment"
 
 

@@ -50,6 +50,8 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
         out = target / experiment / cell_dir.name
         out.mkdir(parents=True, exist_ok=True)
         df = pd.read_parquet(results)
+        if "kind" in df.columns:  # hook (matches): per-move lists dropped, each match's time kept
+            df = df.drop(columns=["seconds", "playouts"]).assign(seconds=df["wall_seconds"])
         seconds = float(df["seconds"].sum())
         df = df.drop(columns=[c for c in DROPPED_COLUMNS if c in df.columns])
         df["seconds"] = seconds / len(df)

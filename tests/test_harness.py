@@ -46,7 +46,7 @@ def run(*args, check=True, env=None):
         ("algo=iterative", "algo=iterative needs budget.seconds and/or budget.playouts"),
         ("budget.seconds=5", "budget: algo=nested runs to completion and takes no budget"),
         ("game=morpion game.bogus=1", "unknown key 'game.bogus' (allowed: name, policy, variant)"),
-        ("game=leftmove_schema", "game: unknown option 'leftmove_schema' (allowed: leftmost, "),
+        ("game=leftmove_schema", "game: unknown option 'leftmove_schema' (allowed: atarigo, "),
         ("experiment=fig99", "experiment: unknown option 'fig99'"),
         ("memorize=perhaps", "memorize: Value 'perhaps' is not a valid bool"),
         # the range is named before any suggestion that would fail again
@@ -65,7 +65,11 @@ def test_invalid_config_stops_with_one_line(tmp_path, arg, expected):
 
 def test_help_lists_only_the_yaml_choices():
     groups = run("run.py", "--help").stdout.split("== Config ==")[0]
-    assert "game: leftmost, leftmove, morpion, samegame, sudoku\n" in groups
+    # the single-player games and (matches: experiment=twoplayer_matches) the two-player ones
+    assert (
+        "game: atarigo, breakthrough, domineering, knightthrough, leftmost, leftmove, morpion, "
+        "nogo, samegame, sudoku\n" in groups
+    )
     assert "_schema" not in groups
 
 

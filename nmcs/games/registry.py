@@ -83,16 +83,21 @@ def _load() -> None:
 
 
 def names() -> list[str]:
-    """The registered games, in registration order."""
+    """The registered games: the built-in ones in ``BUILTIN_MODULES`` order (whatever imported
+    first), then the others in registration order."""
     _load()
-    return list(_GAMES)
+    return sorted(_GAMES, key=lambda name: _rank(_GAMES[name].make_state.__module__))
+
+
+def _rank(module: str) -> int:
+    return BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
 
 
 def game(name: str) -> Game:
     """The record of game ``name``; ValueError listing the choices if there is none."""
     _load()
     if name not in _GAMES:
-        raise ValueError(f"unknown game '{name}' (allowed: {', '.join(_GAMES)})")
+        raise ValueError(f"unknown game '{name}' (allowed: {', '.join(names())})")
     return _GAMES[name]
 
 

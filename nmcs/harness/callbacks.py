@@ -6,6 +6,7 @@ from pathlib import Path
 
 from hydra.experimental.callback import Callback
 
+from nmcs.harness.matches import is_match_folder, write_match_summary
 from nmcs.harness.summary import write_summary
 
 
@@ -29,6 +30,8 @@ class GatherCells(Callback):
             if meta.stat().st_mtime >= self.started - 1
         }
         for folder in sorted(touched):
-            table = write_summary(folder)
+            # hook (matches): a folder of match cells gets a table of win rates
+            summary = write_match_summary if is_match_folder(folder) else write_summary
+            table = summary(folder)
             if len(table):
                 print(f"summary of {len(table)} cells: {folder / 'summary.md'}", flush=True)

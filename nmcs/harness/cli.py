@@ -24,6 +24,7 @@ from hydra.errors import MissingConfigException, OverrideParseException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+from nmcs.harness import matches
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.harness.runner import CellInterrupted, algo_api_options, run_cell
 from nmcs.harness.schema import SCALES, register_configs
@@ -89,7 +90,11 @@ def one_line(error: BaseException, overrides: Sequence[str] = ()) -> str:
     if isinstance(error, OverrideParseException):
         return f"cannot parse '{error.override}': {error.message.splitlines()[0]}"
     if isinstance(error, MissingConfigException):
-        found = re.search(r"'([\w/]+)/([^'/]+)'", str(error))
+        # "In 'experiment/x': Could not find 'player_a/nmc3'": the option not found, not the
+        # config that asked for it.
+        found = re.search(r"Could not find '([\w/]+)/([^'/]+)'", str(error)) or re.search(
+            r"'([\w/]+)/([^'/]+)'", str(error)
+        )
         if found:
             group, option = found.groups()
             return f"{group}: unknown option '{option}' (allowed: {', '.join(_options(group))})"
@@ -103,7 +108,8 @@ def one_line(error: BaseException, overrides: Sequence[str] = ()) -> str:
         message = str(cause.msg if hasattr(cause, "msg") else cause).splitlines()[0]
         full_key = getattr(cause, "full_key", None)
         return f"{full_key}: {message}" if full_key else message
-    return str(error).strip().splitlines()[0]
+    hint = matches.unset_player_hint(error, overrides)  # hook (matches)
+    return hint or str(error).strip().splitlines()[0]
 
 
 def _searchpath(overrides: Sequence[str]) -> list[str]:
@@ -144,6 +150,7 @@ def preflight(argv: Sequence[str]) -> None:
         return
     register()
     first_cells: dict[tuple[str, str], tuple[DictConfig, np.ndarray]] = {}
+    first_pairing = None
     overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -152,6 +159,10 @@ def preflight(argv: Sequence[str]) -> None:
                 overrides = list(cell)
                 cfg = compose("config", overrides=overrides + _searchpath(argv))
                 OmegaConf.to_container(cfg, resolve=True)
+                if matches.is_match_cell(cfg):  # hook (matches): a pairing of two players
+                    pairing = matches.validate_match(cfg)
+                    first_pairing = first_pairing or pairing
+                    continue
                 state0 = validate(cfg)
                 first_cells.setdefault((cfg.game.name, cfg.algo.name), (cfg, state0))
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
@@ -160,6 +171,8 @@ def preflight(argv: Sequence[str]) -> None:
     # Load or compile each (game, algorithm) entry point here, once: jobs launched in parallel
     # processes then all find it in the on-disk cache instead of compiling (and writing the
     # cache) at once. Zero searches: the call compiles, runs nothing.
+    if first_pairing is not None:
+        matches.warm_up(first_pairing)
     for cfg, state0 in first_cells.values():
         search_batch(
             cfg.game.name,
@@ -180,7 +193,10 @@ def run_job(cfg: DictConfig) -> None:
     """The Hydra task: run one cell into the job's output folder."""
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
-        run_cell(cfg, out_dir)
+        if matches.is_match_cell(cfg):  # hook (matches)
+            matches.run_match_cell(cfg, out_dir)
+        else:
+            run_cell(cfg, out_dir)
     except ConfigError as error:
         print(f"run.py: error: {error}", file=sys.stderr)
         sys.exit(2)

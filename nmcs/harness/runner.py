@@ -45,6 +45,7 @@ from nmcs.harness.batch import (
     search_batch,
     seeds_for,
 )
+from nmcs.harness.matches import strip_match_keys
 from nmcs.harness.provenance import now_iso, provenance
 from nmcs.harness.results import ADDED_KEYS
 from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
@@ -64,11 +65,13 @@ def cell_identity(cfg) -> dict:
     """The part of the config that determines every search's result."""
     full = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(full, dict)
-    return {
+    identity = {
         k: v
         for k, v in full.items()
         if k not in NOT_IDENTITY and not (k in ADDED_KEYS and v == ADDED_KEYS[k])
     }
+    # hook (matches): the unset match-only keys leave existing cells' hashes as they were
+    return strip_match_keys(identity)
 
 
 def cell_hash(identity: dict) -> str:

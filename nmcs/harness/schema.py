@@ -21,6 +21,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from nmcs.games import registry as games
+from nmcs.harness.matches import PlayerSettings, register_match_configs
 from nmcs.search import registry as algorithms
 
 SCALES = ("quick", "paper")
@@ -32,6 +33,7 @@ class Budget:
 
     seconds: float | None = None
     playouts: int | None = None
+    ms: float | None = None  # matches only (two-player games): milliseconds per move
 
 
 @dataclass
@@ -56,6 +58,11 @@ class Config:
     budget: Budget = field(default_factory=Budget)
     chunk_seconds: float = 5.0
     progress: bool = True
+    # Match cells only (two-player games; nmcs.harness.matches): the two players and the number
+    # of matches. Unset (null) for searches, and then not part of a cell's identity.
+    player_a: PlayerSettings | None = None
+    player_b: PlayerSettings | None = None
+    n_matches: int | None = None
 
 
 def register_configs() -> None:
@@ -69,3 +76,4 @@ def register_configs() -> None:
     for name in algorithms.names():
         cs.store(name=f"schema_algo_{name}", node=algorithms.algorithm(name).config)
     cs.store(name="schema_scale", node=ScaleConfig)
+    register_match_configs(cs)  # hook (matches): two-player games and player presets

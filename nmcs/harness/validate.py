@@ -8,6 +8,7 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from nmcs.games import registry as games
+from nmcs.harness.matches import refuse_match_keys
 from nmcs.harness.schema import SCALES, Config
 from nmcs.search import registry as algorithms
 from nmcs.search.registry import ConfigError, Settings
@@ -34,6 +35,7 @@ def _check_keys(node: DictConfig, schema: type, where: str) -> None:
 def validate(cfg: DictConfig) -> np.ndarray:
     """Raise ConfigError for the first invalid value of ``cfg``; return the initial state."""
     _check_keys(cfg, Config, "")
+    refuse_match_keys(cfg)  # hook (matches): two-player games run as matches, not searches
     if cfg.game.name not in games.names():
         raise ConfigError(
             f"game: unknown game '{cfg.game.name}' (allowed: {', '.join(games.names())})"

@@ -116,16 +116,21 @@ def _load() -> None:
 
 
 def names() -> list[str]:
-    """The registered algorithms, in registration order."""
+    """The registered algorithms: the built-in ones in ``BUILTIN_MODULES`` order (whatever
+    imported first), then the others in registration order."""
     _load()
-    return list(_ALGORITHMS)
+    return sorted(_ALGORITHMS, key=lambda name: _rank(_ALGORITHMS[name].build.__module__))
+
+
+def _rank(module: str) -> int:
+    return BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
 
 
 def algorithm(name: str) -> Algorithm:
     """The record of algorithm ``name``; ValueError listing the choices if there is none."""
     _load()
     if name not in _ALGORITHMS:
-        raise ValueError(f"unknown algo '{name}' (allowed: {', '.join(_ALGORITHMS)})")
+        raise ValueError(f"unknown algo '{name}' (allowed: {', '.join(names())})")
     return _ALGORITHMS[name]
 
 
@@ -136,8 +141,8 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
         raise ValueError(f"level = {settings.level}: must be an integer from 0 to {algo.max_level}")
     if not 1 <= settings.memorize_from <= algo.max_level:
         raise ValueError(
-            f"memorize_from = {settings.memorize_from}: must be an integer from 1 to "
-            f"{algo.max_level} (the lowest level that memorizes)"
+            f"memorize_from = {settings.memorize_from}: must be from 1 to {algo.max_level} "
+            "(an integer, the lowest level that memorizes)"
         )
     if algo.needs_budget and not settings.has_budget:
         raise ValueError(f"budget: algo={algo.name} needs budget.seconds and/or budget.playouts")

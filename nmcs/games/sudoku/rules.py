@@ -36,7 +36,7 @@ Move encoding: ``cell * N + v`` (cell = row * N + col, v = 0-based value), e.g. 
 move 4100 = 256 * 16 + 4 puts the value 5 at row 16, column 1 (1-based).
 
 Problems (generator, stored set, 9x9 reader) live in ``nmcs.games.sudoku.io``; forward checking
-in ``nmcs.games.sudoku.fc``; "restart until solved" in ``nmcs.harness.sudoku_solve``.
+in ``nmcs.games.sudoku.fc`` (``algo=fc``); "restart until solved" is ``algo=iterative``.
 """
 
 import numpy as np

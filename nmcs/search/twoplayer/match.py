@@ -7,6 +7,7 @@ workers play the pairing or in what order.
 """
 
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 
@@ -102,7 +103,7 @@ def run_matches(
     budget: Budget,
     n_matches: int,
     seed: int,
-    indices: range | None = None,
+    indices: Sequence[int] | None = None,
     workers: int = 1,
 ) -> list[dict]:
     """The pairing's matches as rows, in match order: match i has A first when i is even, so
@@ -118,8 +119,9 @@ def run_matches(
     args = (game, options, player_a, player_b, budget, seed)
     if workers == 1 or len(todo) < 2:
         return [_match_row(*args, i) for i in todo]
-    # Compile (or load) the kernels once before threads race to do it.
-    play_match(game, options, player_a, player_b, Budget(playouts=1), 0)
+    # Compile (or load) the kernels once before threads race to do it. One millisecond a move
+    # as well as one playout: a single NMC(2) simulation can take seconds on a full board.
+    play_match(game, options, player_a, player_b, Budget(playouts=1, ms=1), 0)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(lambda i: _match_row(*args, i), todo))
 

@@ -419,7 +419,7 @@ class Player:
         self.budget = budget
         self.rng = np.array([seed], dtype=np.uint64)
         self.stats = np.zeros(2, dtype=np.int64)
-        n_nodes = (budget.playouts + 2) if budget.ms is None else 1 << 16
+        n_nodes = ((budget.playouts or 0) + 2) if budget.ms is None else 1 << 16
         self.ws = new_workspace(state, min(n_nodes, 1 << 20))
 
     def choose(self, state: np.ndarray) -> int:

@@ -1,0 +1,205 @@
+"""Match cells through run.py (nmcs.harness.matches) and their analysis (analysis/twoplayer.py):
+the quick paper experiments end to end, resume after a kill, rows that do not depend on the
+number of workers, one-line errors for bad configs."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+from helpers import REPO, run_python, run_quick_experiments
+
+# A small pairing with a playout budget: the same rows on any machine.
+CELL = (
+    "experiment=twoplayer_matches",
+    "game=domineering",
+    "game.rows=5",
+    "game.cols=5",
+    "budget.playouts=60",
+    "progress=false",
+)
+SAME_ON_ANY_RUN = ["match", "match_seed", "a_first", "winner", "outcome_a", "length"]
+EXPERIMENTS = (
+    "twoplayer_paper_time",
+    "twoplayer_paper_time_misere",
+    "twoplayer_paper_playouts",
+    "twoplayer_paper_playouts_misere",
+)
+
+
+def _moves(df):
+    return [m.tolist() for m in df["moves"]]
+
+
+@pytest.fixture(scope="module")
+def quick_outputs(tmp_path_factory):
+    return run_quick_experiments(tmp_path_factory.mktemp("outputs"), EXPERIMENTS)
+
+
+def test_quick_experiments_write_cells_summaries_tables_figures_and_claims(quick_outputs):
+    quick = quick_outputs / "quick"
+    summary = pd.read_csv(quick / "twoplayer_paper_time" / "summary.csv")
+    assert len(summary) == 5 * 2 * 2  # five games, two settings, two times
+    assert set(summary["player_b"]) == {"MCS"} and (summary["n"] == 4).all()
+    misere = pd.read_csv(quick / "twoplayer_paper_time_misere" / "summary.csv")
+    assert len(misere) == 4 * 2 * 2 and misere["misere"].all()
+    cell = next((quick / "twoplayer_paper_time").glob("*game=nogo*player_a=nmc2_cow*"))
+    meta = json.loads((cell / "meta.json").read_text())
+    assert meta["kind"] == "matches" and meta["finished"] and meta["n_done"] == 4
+    assert meta["git_commit"] is None or len(meta["git_commit"]) == 40
+    rows = pd.read_parquet(cell / "results.parquet")
+    assert rows["match"].tolist() == [0, 1, 2, 3] and rows["a_first"].tolist() == [1, 0, 1, 0]
+    assert (rows["length"] == rows["moves"].map(len)).all()
+    assert (rows["player_a"] == "NMC(2)+COW").all() and (
+        rows["budget_ms"] == rows["budget_ms"][0]
+    ).all()
+    tables = quick_outputs / "tables" / "quick"
+    table = pd.read_csv(tables / "twoplayer_time.csv")
+    assert len(table) == 9 * 2 * 2 and table["ci95_low"].le(table["win_rate"]).all()
+    assert (tables / "twoplayer_time_table.md").exists()
+    assert len(pd.read_csv(tables / "twoplayer_playouts.csv")) == 9 * 2
+    for stem in ("twoplayer_time", "twoplayer_playouts"):
+        assert (quick_outputs / "figures" / "quick" / f"{stem}.png").exists()
+    report = (quick_outputs / "REPRODUCTION.md").read_text()
+    section = report.split("NMCS for two-player games")[1]
+    claims = [line for line in section.splitlines() if line.startswith("| at ")]
+    assert len(claims) == 3
+    # 4 matches a cell decide nothing version by version; the third claim pools the versions
+    # (72 matches a setting), so its verdict follows the sign of its interval.
+    assert all(line.rstrip(" |").endswith("not enough data") for line in claims[:2]), claims
+    low, high = (float(x) for x in claims[2].split(" [")[1].split("]")[0].split(", "))
+    expected = "agrees" if low > 0 else "differs" if high < 0 else "not enough data"
+    assert claims[2].rstrip(" |").endswith(expected), claims[2]
+
+
+def test_a_killed_cell_resumes_and_rows_do_not_depend_on_workers(tmp_path):
+    out = tmp_path / "cell"
+    args = ["run.py", *CELL, "n_matches=40", "chunk_seconds=0.01", "workers=1"]
+    proc = subprocess.Popen(
+        [sys.executable, *args, f"hydra.run.dir={out}"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.time() + 120
+    chunks = out / "chunks"
+    while time.time() < deadline and proc.poll() is None:
+        if chunks.is_dir() and len(list(chunks.glob("*.parquet"))) >= 2:
+            break
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    kept = pd.concat([pd.read_parquet(p) for p in sorted(chunks.glob("*.parquet"))])
+    assert len(kept) >= 1 and kept["match"].is_unique
+    second = run_python(*args, f"hydra.run.dir={out}")
+    if len(kept) < 40:
+        assert f"({len(kept)} already done)" in second.stdout + second.stderr
+    resumed = pd.read_parquet(out / "results.parquet")
+    assert resumed["match"].tolist() == list(range(40))
+    third = run_python(*args, f"hydra.run.dir={out}")
+    assert "cell complete (40 matches), nothing to run" in third.stdout + third.stderr
+    # One run on two workers with other chunks: the same matches.
+    fresh_dir = tmp_path / "fresh"
+    run_python("run.py", *CELL, "n_matches=40", "workers=2", f"hydra.run.dir={fresh_dir}")
+    fresh = pd.read_parquet(fresh_dir / "results.parquet")
+    pd.testing.assert_frame_equal(resumed[SAME_ON_ANY_RUN], fresh[SAME_ON_ANY_RUN])
+    assert _moves(resumed) == _moves(fresh)
+    assert resumed["cell"].nunique() == 1 and resumed["cell"][0] == fresh["cell"][0]
+
+
+def test_raising_n_matches_extends_the_cell(tmp_path):
+    out = tmp_path / "cell"
+    run_python("run.py", *CELL, "n_matches=4", f"hydra.run.dir={out}")
+    first = pd.read_parquet(out / "results.parquet")
+    proc = run_python("run.py", *CELL, "n_matches=6", f"hydra.run.dir={out}")
+    assert "2 matches to run (4 already done)" in proc.stdout + proc.stderr
+    extended = pd.read_parquet(out / "results.parquet")
+    assert extended["match"].tolist() == list(range(6))
+    assert _moves(extended)[:4] == _moves(first)
+
+
+def test_a_folder_of_another_pairing_is_refused(tmp_path):
+    out = tmp_path / "cell"
+    run_python("run.py", *CELL, "n_matches=2", f"hydra.run.dir={out}")
+    proc = run_python(
+        "run.py", *CELL, "n_matches=2", "player_a=nmc1_pod", f"hydra.run.dir={out}", check=False
+    )
+    assert proc.returncode == 2
+    assert "holds results of another config (differs in: player_a)" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "arg,expected",
+    [
+        ("game.bogus=1", "unknown key 'game.bogus' (allowed: cols, misere, name, rows)"),
+        ("game.rows=3", "breakthrough: game.rows must be between 4 and 19, got 3"),
+        ("game=domineering game.cols=30", "domineering: game.cols must be between 2 and 19"),
+        ("game.misere=perhaps", "game.misere: Value 'perhaps' is not a valid bool"),
+        ("player_a=nmc3", "player_a: unknown option 'nmc3' (allowed: mcs, nmc1_cow"),
+        ("player_a.level=3", "player_a: player level must be 0, 1 or 2, got 3"),
+        ("player_b.cow=true", "player_b: discount, pod and cow apply to nested playouts"),
+        ("player_a.speed=2", "unknown key 'player_a.speed' (allowed: c, cow, discount, level"),
+        ("player_a.c=-1", "player_a: player c must be >= 0"),
+        ("n_matches=0", "n_matches = 0: must be at least 1"),
+        ("budget.playouts=null", "a two-player game needs budget.playouts and/or budget.ms"),
+        ("budget.ms=0", "budget.ms = 0.0: must be > 0"),
+        ("budget.seconds=1", "budget.seconds: a two-player game's budget per move is budget.ms"),
+    ],
+)
+def test_bad_match_config_stops_with_one_line(tmp_path, arg, expected):
+    out = tmp_path / "cell"
+    proc = run_python(
+        "run.py", "experiment=twoplayer_matches", *arg.split(), f"hydra.run.dir={out}", check=False
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert expected in lines[0]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "arg,expected",
+    [
+        ("n_matches=3", "n_matches: only for two-player games"),
+        ("budget.ms=3", "budget.ms: only for two-player games"),
+        ("player_a.level=1", "player_a.level: no player_a in this config"),
+    ],
+)
+def test_match_keys_are_refused_for_searches(tmp_path, arg, expected):
+    proc = run_python("run.py", arg, f"hydra.run.dir={tmp_path / 'cell'}", check=False)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and expected in lines[0], proc.stderr
+
+
+def test_a_bad_cell_inside_a_sweep_stops_before_any_cell(tmp_path):
+    proc = run_python(
+        "run.py",
+        "-m",
+        "experiment=twoplayer_matches",
+        "game=breakthrough,domineering",
+        "game.rows=4,3",
+        f"hydra.sweep.dir={tmp_path / 's'}",
+        check=False,
+    )
+    assert proc.returncode == 2 and "game.rows must be between" in proc.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_published_match_cells_give_the_same_claims(quick_outputs, tmp_path):
+    target = tmp_path / "published"
+    args = ("--outputs", str(quick_outputs), "--scale", "quick", "--to", str(target))
+    run_python("-m", "analysis.publish", *args)
+    cell = next((target / "twoplayer_paper_time").glob("*/results.parquet"))
+    assert {"moves", "playouts"}.isdisjoint(pd.read_parquet(cell).columns)
+    run_python("-m", "analysis", "--from", str(target), "--scale", "quick")
+    run_python("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
+
+    def claims(path):
+        return [line for line in path.read_text().splitlines() if line.startswith("| at ")]
+
+    assert claims(target / "REPRODUCTION.md") == claims(quick_outputs / "REPRODUCTION.md")
