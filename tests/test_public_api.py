@@ -19,7 +19,7 @@ def test_every_exported_name_resolves():
         ({"level": 7}, "level = 7: must be an integer from 0 to 6"),
         ({"level": 1, "max_seconds": 5.0}, "algo=nested runs to completion and takes no budget"),
         ({"algo": "iterative"}, "algo=iterative needs budget.seconds and/or budget.playouts"),
-        ({"algo": "beam"}, "unknown algo 'beam' (allowed: nested, iterative"),
+        ({"algo": "bogus"}, "unknown algo 'bogus' (allowed: nested, iterative"),
         ({"algo": "nested", "games": 3}, "unknown option 'games' for algo=nested (allowed: none)"),
         ({"algo": "uct", "max_playouts": 10, "uct_c": -1.0}, "algo.c = -1.0: must be > 0"),
     ],
