@@ -2,6 +2,8 @@
 ``--from results/paper``, the published report from the compact files committed there."""
 
 import argparse
+import dataclasses
+import json
 import re
 import shutil
 import sys
@@ -11,6 +13,7 @@ import yaml
 
 from analysis import beam, leftmove, morpion, samegame, sudoku, twoplayer
 from analysis.common import Claim, Context
+from analysis.publish import reduced_overrides
 from analysis.report import write_report
 from nmcs.harness.schema import SCALES
 
@@ -60,6 +63,8 @@ def analyze_scale(ctx: Context) -> list[Claim]:
     for folder in (ctx.figures, ctx.tables):
         shutil.rmtree(folder, ignore_errors=True)
     claims = [c for module in MODULES for c in module.analyze(ctx)]
+    reduced = reduced_runs(ctx)
+    claims = [mark_reduced(c, reduced) for c in claims]
     claims += not_run_claims(ctx)
     made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
     print(
@@ -69,6 +74,32 @@ def analyze_scale(ctx: Context) -> list[Claim]:
     for note in ctx.skipped:
         print(f"analysis: {ctx.scale}: skipped {note}")
     return claims
+
+
+def reduced_runs(ctx: Context) -> dict[str, str]:
+    """experiment -> the size overrides (``n_searches=3``) its cells were run with, for the
+    experiments run smaller than their scale (read from each cell's meta.json)."""
+    found: dict[str, set[str]] = {}
+    for meta_path in ctx.results_dir.glob("*/*/meta.json"):
+        overrides = reduced_overrides(json.loads(meta_path.read_text()))
+        if overrides:
+            found.setdefault(meta_path.parent.parent.name, set()).add(overrides)
+    return {e: ", ".join(sorted(o)) for e, o in found.items()}
+
+
+def mark_reduced(claim: Claim, reduced: dict[str, str]) -> Claim:
+    """The claim with a reduced run said beside its result and in its rerun command."""
+    for experiment, overrides in reduced.items():
+        token = f"experiment={experiment} scale="
+        if token in claim.command:
+            claim = dataclasses.replace(
+                claim,
+                ours=f"{claim.ours} (reduced run: {overrides})",
+                command=re.sub(
+                    rf"(experiment={experiment} scale=\S+)", rf"\1 {overrides}", claim.command
+                ),
+            )
+    return claim
 
 
 NOT_RUN_SECTION = "Experiments not run at this scale"

@@ -26,6 +26,16 @@ from nmcs.harness.provenance import now_iso
 from nmcs.harness.summary import markdown_table
 
 DROPPED_COLUMNS = ("moves", "search_seed")
+# Keys that set how many searches (matches) a cell has without naming the cell: given on the
+# command line, they made a run smaller (or larger) than its experiment's scale.
+SIZE_KEYS = ("n_searches", "n_matches")
+
+
+def reduced_overrides(meta: dict) -> str:
+    """The command-line overrides that changed a cell's size from its experiment's scale ("" if
+    none, or if the cell was run before ``meta.json`` recorded overrides)."""
+    overrides = meta.get("overrides") or []
+    return " ".join(o for o in overrides if o.split("=", 1)[0].lstrip("+~") in SIZE_KEYS)
 
 
 def write_compact(df: pd.DataFrame, path: Path) -> None:
@@ -42,8 +52,10 @@ def write_compact(df: pd.DataFrame, path: Path) -> None:
 
 
 def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
-    """Copy every finished cell of ``outputs/<scale>`` into ``target``; return one row per cell."""
-    rows = []
+    """Copy every finished cell of ``outputs/<scale>`` into ``target`` (replacing a published
+    copy of the same cell, keeping the others) and rewrite ``RUNS.md`` from everything
+    ``target`` then holds; return one row per cell copied."""
+    copied = []
     for results in sorted((outputs / scale).glob("*/*/results.parquet")):
         cell_dir = results.parent
         experiment = cell_dir.parent.name
@@ -59,35 +71,41 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
         for name in ("meta.json", "best_game.txt"):
             if (cell_dir / name).exists():
                 shutil.copy(cell_dir / name, out / name)
-        meta = json.loads((cell_dir / "meta.json").read_text())
-        rows.append(
-            {
-                "experiment": experiment,
-                "cell": cell_dir.name,
-                "searches": len(df),
-                "commit": (meta.get("git_commit") or "unknown")[:10]
-                + ("+" if meta.get("git_dirty") else ""),
-                "cpu": meta.get("cpu"),
-                "cores": meta.get("cores"),
-                "finished": meta.get("finished"),
-                "seconds": seconds,
-            }
-        )
-    table = pd.DataFrame(rows)
+        copied.append(_run_row(out))
+    table = pd.DataFrame([_run_row(p.parent) for p in sorted(target.glob("*/*/meta.json"))])
     if len(table):
         lines = [
             f"# Published results ({scale} scale)",
             "",
-            f"Published {now_iso()} by `python -m analysis.publish --scale {scale}`. Each cell "
-            "was run by `python run.py -m experiment=<experiment> scale=paper` at the commit "
-            "shown (`+`: with uncommitted changes); `seconds` is the search time summed over "
+            f"Last published {now_iso()} by `python -m analysis.publish --scale {scale}`. Each "
+            "cell was run by `python run.py -m experiment=<experiment> scale=paper` at the "
+            "commit shown (`+`: with uncommitted changes), with the command-line overrides "
+            "shown beside it where a run was reduced; `seconds` is the search time summed over "
             "its searches. Regenerate the report: `python -m analysis --from "
             f"{target}`.",
             "",
             markdown_table(table),
         ]
         (target / "RUNS.md").write_text("\n".join(lines))
-    return table
+    return pd.DataFrame(copied)
+
+
+def _run_row(cell_dir: Path) -> dict:
+    """One line of RUNS.md: a published cell's provenance, read from its own files."""
+    meta = json.loads((cell_dir / "meta.json").read_text())
+    df = pd.read_parquet(cell_dir / "results.parquet", columns=["seconds"])
+    dirty = "+" if meta.get("git_dirty") else ""
+    return {
+        "experiment": cell_dir.parent.name,
+        "cell": cell_dir.name,
+        "searches": len(df),
+        "reduced": reduced_overrides(meta),
+        "commit": (meta.get("git_commit") or "unknown")[:10] + dirty,
+        "cpu": meta.get("cpu"),
+        "cores": meta.get("cores"),
+        "finished": meta.get("finished"),
+        "seconds": float(df["seconds"].sum()),
+    }
 
 
 def main(argv=None) -> int:

@@ -53,7 +53,19 @@ def provenance() -> dict[str, Any]:
         "cores": os.cpu_count(),
         "host": socket.gethostname(),
         "platform": platform.platform(),
+        "overrides": hydra_overrides(),
     }
+
+
+def hydra_overrides() -> list[str] | None:
+    """The command-line overrides of the Hydra job this process runs (sweep values included),
+    or None outside a Hydra job (the Python API)."""
+    try:
+        from hydra.core.hydra_config import HydraConfig
+
+        return list(HydraConfig.get().overrides.task)
+    except (ImportError, ValueError):
+        return None
 
 
 def now_iso() -> str:
