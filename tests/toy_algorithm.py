@@ -49,7 +49,7 @@ def toy_params(options, settings, kernels, state0):
     return ToyParams(int(options.k))
 
 
-def build_toy(game):
+def build_toy(game, levels: int):
     playout, play, score, max_moves = game.playout, game.play, game.score, game.max_moves
 
     @njit

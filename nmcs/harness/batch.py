@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from nmcs.games.registry import game as game_record
-from nmcs.search.engine import TRACE_LEN, new_outputs
+from nmcs.search.engine import TRACE_LEN, compiled_levels, new_outputs, run_searches
 from nmcs.search.entry import entry_point
 from nmcs.search.registry import Algorithm, ConfigError, Settings, algorithm, check
 
@@ -138,10 +138,11 @@ def search_batch(
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     n = seeds.shape[0]
     params = record.params(config, settings, kernels, state0)
-    run_chunk = entry_point(game, kernels, record.name, record.build)
+    levels = compiled_levels(settings.level, record.max_level)
+    run_block = entry_point(game, kernels, record.name, record.build, levels)
     max_moves = int(kernels.max_moves(state0))
     out = new_outputs(n, max_moves, TRACE_LEN if record.writes_trace else 1)
-    run_chunk(state0, seeds, params, out, int(workers))
+    run_searches(run_block, state0, seeds, params, out, int(workers))
     lengths = out.length
     return BatchResult(
         seed=seeds,

@@ -1,6 +1,6 @@
 """Monte-Carlo Beam Search (Cazenave 2012, Algorithm 2), written once for every game.
 
-``build_beam(game)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
+``build_beam(game, levels)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
 
 - ``new_workspace(state0, width)``: the buffers of a search whose beams hold at most ``width``
   positions, allocated once per worker;
@@ -67,8 +67,9 @@ POS, LEN, SCORE = 0, 1, 2
 PARENT, MOVE, CLEN, CSCORE = 0, 1, 2, 3
 
 
-def build_beam(game):
-    """Jitted beam search functions specialised to ``game``'s kernels."""
+def build_beam(game, levels: int = MAX_LEVEL):
+    """Jitted beam search functions specialised to ``game``'s kernels, for levels up to
+    ``levels`` (unused levels are not compiled)."""
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
@@ -298,7 +299,7 @@ def build_beam(game):
         return nxt
 
     search = sample
-    for k in range(1, MAX_LEVEL + 1):
+    for k in range(1, levels + 1):
         search = make_level(search, k)
 
     @njit
@@ -427,8 +428,8 @@ def iterative_beam_params(options, settings, kernels, state0):
     )
 
 
-def _builders(game):
-    new_beam_workspace, beam, iterative = build_beam(game)
+def _builders(game, levels):
+    new_beam_workspace, beam, iterative = build_beam(game, levels)
 
     @njit
     def new_workspace(state0, params, stats):
@@ -442,9 +443,9 @@ def _builders(game):
     return new_workspace, beam, iterative
 
 
-def build_beam_search(game):
+def build_beam_search(game, levels: int):
     """``(new_workspace, run)`` of algo=beam for the engine."""
-    new_workspace, beam, _ = _builders(game)
+    new_workspace, beam, _ = _builders(game, levels)
 
     @njit
     def run(state, params, rng, ws, seq, trace):
@@ -453,9 +454,9 @@ def build_beam_search(game):
     return new_workspace, run
 
 
-def build_iterative_beam_search(game):
+def build_iterative_beam_search(game, levels: int):
     """``(new_workspace, run)`` of algo=iterative_beam for the engine."""
-    new_workspace, _, iterative = _builders(game)
+    new_workspace, _, iterative = _builders(game, levels)
     play = game.play
 
     @njit

@@ -1,17 +1,20 @@
 """One engine that runs many independent seeded searches of one algorithm on one game.
 
-``build_search(game, build)`` takes a game's kernel module and an algorithm's builder (the
-``build`` of its registry record, ``nmcs.search.registry``) and returns the jitted pieces of one
-search; the compiled entry point of the (game, algorithm) pair (``nmcs.search.entry``, a
-module-level ``@njit(cache=True, parallel=True)`` function generated on first use, so numba
-caches it on disk and compiles only the pairs that run) spreads a chunk's searches over numba
-threads (``prange`` over workers, each with its own workspace). Every search seeds its own
-generator from its seed, so results do not depend on the number of workers.
+``build_search(game, build, levels)`` takes a game's kernel module, an algorithm's builder (the
+``build`` of its registry record, ``nmcs.search.registry``) and the highest level to compile,
+and returns the jitted pieces of one search. The compiled entry point of the (game, algorithm,
+levels) triple (``nmcs.search.entry``, a module-level ``@njit(cache=True, nogil=True)`` function
+generated on first use, so numba caches it on disk and compiles only what runs) runs a block of
+searches with one workspace; ``run_searches`` spreads a chunk's searches over threads, one block
+each, the compiled code running without the GIL. Every search seeds its own generator from its
+seed, so results do not depend on the number of workers.
 
-``run_chunk(state0, seeds, params, out, n_workers)``: ``params`` is the algorithm's own
-NamedTuple of engine parameters; ``out`` is an ``Outputs`` NamedTuple with one row per search.
+``run_block(state0, seeds, params, out, lo, hi)``: searches ``lo`` to ``hi - 1``; ``params`` is
+the algorithm's own NamedTuple of engine parameters; ``out`` is an ``Outputs`` NamedTuple with
+one row per search.
 """
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -51,13 +54,13 @@ def new_outputs(n, max_moves, trace_len):
     )
 
 
-def build_search(game, build):
-    """``(new_workspace, run_one)`` of the algorithm built by ``build`` on ``game``'s kernels:
-    ``run_one(state0, seed, params, ws, stats, state, out, i)`` runs search ``i`` of a chunk,
-    seeding its own generator, and writes row ``i`` of ``out``. The parallel loop over workers
-    that calls them is the entry point itself (``nmcs.search.entry.TEMPLATE``): one compiled
-    layer less than a loop built here and wrapped there (about 2 s of compilation per pair)."""
-    new_workspace, run = build(game)
+def build_search(game, build, levels):
+    """``(new_workspace, run_one)`` of the algorithm built by ``build`` on ``game``'s kernels
+    (levels 0 to ``levels``): ``run_one(state0, seed, params, ws, stats, state, out, i)`` runs
+    search ``i`` of a chunk, seeding its own generator, and writes row ``i`` of ``out``. The
+    loop over a block of searches that calls them is the entry point itself
+    (``nmcs.search.entry.TEMPLATE``): one compiled layer less than a loop built here."""
+    new_workspace, run = build(game, levels)
     score = game.score
 
     @njit
@@ -76,3 +79,29 @@ def build_search(game, build):
         out.playout_moves[i] = stats[PLAYOUT_MOVES]
 
     return new_workspace, run_one
+
+
+def compiled_levels(level: int, max_level: int) -> int:
+    """The highest level compiled for a search of ``level``: levels come in three sizes
+    (1, 3, the most), so that a level-1 run compiles one level and a sweep over levels 0-3
+    compiles two entry points, not four."""
+    for levels in (1, 3):
+        if level <= levels:
+            return min(levels, max_level)
+    return max_level
+
+
+def run_searches(run_block, state0, seeds, params, out, workers: int) -> None:
+    """Every search of ``seeds`` into ``out``: ``workers`` threads, each running one contiguous
+    block through the compiled ``run_block`` (neighbouring rows written by different threads
+    would share cache lines)."""
+    n = seeds.shape[0]
+    workers = max(1, min(workers, n))
+    bounds = [(w * n // workers, (w + 1) * n // workers) for w in range(workers)]
+    if workers == 1:
+        run_block(state0, seeds, params, out, 0, n)
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        futures = [pool.submit(run_block, state0, seeds, params, out, lo, hi) for lo, hi in bounds]
+        for future in futures:
+            future.result()

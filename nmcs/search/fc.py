@@ -52,7 +52,7 @@ def fc_params(options, settings, kernels, state0):
     return FcParams(float(settings.max_seconds), int(settings.max_playouts))
 
 
-def build_fc_search(game):
+def build_fc_search(game, levels: int):
     """``(new_workspace, run)`` of algo=fc for the engine; ``game`` is Sudoku's kernel module
     (the record's ``games`` refuses the others)."""
     # Imported here, not at the top: importing the Sudoku package registers the game, and the

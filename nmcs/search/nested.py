@@ -1,6 +1,7 @@
 """Nested Monte-Carlo Search (Cazenave 2009), written once for every game.
 
-``build_nested(game)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
+``build_nested(game, levels)`` takes a game module (see ``nmcs.games``) and the highest level it
+must run, and returns jitted functions:
 
 - ``new_workspace(state0, stats)``: the per-level buffers a search needs, allocated once per
   worker (a ``NestedWorkspace``; ``stats`` counts playouts and their moves);
@@ -77,9 +78,10 @@ class NestedWorkspace(NamedTuple):
 
 
 @functools.cache
-def build_nested(game):
-    """Jitted nested search functions specialised to ``game``'s kernels (built once per game
-    and process: algo=nested and algo=iterative share them, and so their compilation)."""
+def build_nested(game, levels: int = MAX_LEVEL):
+    """Jitted nested search functions specialised to ``game``'s kernels, for levels 0 to
+    ``levels`` (each level is a function of its own, so unused levels are not compiled; built
+    once per game, levels and process: algo=nested and algo=iterative share them)."""
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
@@ -241,7 +243,7 @@ def build_nested(game):
         return level_k
 
     nested = level1
-    for k in range(2, MAX_LEVEL + 1):
+    for k in range(2, levels + 1):
         nested = make_level(nested, k)
 
     @njit
@@ -353,9 +355,9 @@ def iterative_params(options, settings, kernels, state0):
     )
 
 
-def build_nested_search(game):
+def build_nested_search(game, levels: int):
     """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``)."""
-    new_nested_workspace, nested, _ = build_nested(game)
+    new_nested_workspace, nested, _ = build_nested(game, levels)
 
     @njit
     def new_workspace(state0, params, stats):
@@ -370,9 +372,9 @@ def build_nested_search(game):
     return new_workspace, run
 
 
-def build_iterative_search(game):
+def build_iterative_search(game, levels: int):
     """``(new_workspace, run)`` of algo=iterative for the engine."""
-    new_nested_workspace, _, iterative = build_nested(game)
+    new_nested_workspace, _, iterative = build_nested(game, levels)
     play = game.play
 
     @njit

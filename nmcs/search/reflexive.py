@@ -248,7 +248,7 @@ def reflexive_params(options, settings, kernels, state0):
     return ReflexiveParams(int(settings.level), games)
 
 
-def build_reflexive_search(game):
+def build_reflexive_search(game, levels: int):
     """``(new_workspace, run)`` of algo=reflexive for the engine (``nmcs.search.engine``)."""
     new_reflexive_workspace, reflexive = build_reflexive(game)
 

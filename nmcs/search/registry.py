@@ -14,11 +14,13 @@ A record says::
                   range checks of its own options (raise ValueError naming the key)
     params        (options, settings, kernels, state0) -> the engine parameters, a NamedTuple
                   of scalars and arrays that the algorithm's jitted ``run`` reads by name
-    build         game kernels -> (new_workspace(state0, params, stats),
+    build         (game kernels, levels) -> (new_workspace(state0, params, stats),
                   run(state, params, rng, ws, seq, trace) -> (length, trace rows)); ``run``
                   plays on ``state`` (a copy of the initial position) so that it ends on the
                   returned game, writes the moves into ``seq`` and counts its playouts in
-                  ``stats`` (int64[2]: playouts, playout moves)
+                  ``stats`` (int64[2]: playouts, playout moves); ``levels`` is the highest
+                  level the compiled search will be asked to run (an algorithm whose levels
+                  are separate functions compiles no more; the others ignore it)
     needs_budget  True: needs ``budget.seconds`` and/or ``budget.playouts``; False: runs to
                   completion and refuses a budget
     writes_trace  True: returns an anytime trace (seconds, playouts, best score) per search
@@ -33,7 +35,7 @@ and the budget.
 Numba and names: engine parameters and workspaces are ``typing.NamedTuple`` classes defined at
 module level; numba passes them to and builds them in ``@njit(cache=True)`` code and caches
 them on disk (checked with numba 0.68: a NamedTuple argument and a NamedTuple built inside a
-prange loop both load from the cache in a new process). Two things do not work: a NamedTuple
+compiled entry point both load from the cache in a new process). Two things do not work: a NamedTuple
 class defined inside a function (numba cannot pickle its type into the cache index), and
 fields whose Python type changes between calls (``level`` given once as int and once as float
 compiles a second specialization), so ``params`` functions cast every field.
@@ -80,7 +82,7 @@ class Algorithm:
     name: str
     config: type
     params: Callable[[Any, Settings, Any, Any], tuple]
-    build: Callable[[Any], tuple]
+    build: Callable[[Any, int], tuple]
     needs_budget: bool = False
     writes_trace: bool = False
     games: tuple[str, ...] | None = None

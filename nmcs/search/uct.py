@@ -297,7 +297,7 @@ def uct_params(options, settings, kernels, state0):
     )
 
 
-def build_uct_search(game):
+def build_uct_search(game, levels: int):
     """``(new_workspace, run)`` of algo=uct for the engine (``nmcs.search.engine``)."""
     new_uct_workspace, uct = build_uct(game)
     play = game.play
