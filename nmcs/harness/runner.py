@@ -211,9 +211,9 @@ def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
     identity = cell_identity(cfg)
     cell = cell_hash(identity)
     old_meta = _check_resume(out_dir, identity)
+    # NUMBA_NUM_THREADS: the cores, or fewer where the user set it to share the machine.
     n_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
-    workers = cfg.workers or n_threads
-    numba.set_num_threads(min(workers, n_threads))
+    workers = min(cfg.workers or n_threads, n_threads)
     options = game_options(cfg)
     # A game with an `instance` option (a position of a test set) names the position by it.
     instance = str(options["instance"]) if "instance" in options else game_options_string(cfg)
