@@ -35,8 +35,8 @@ and the budget.
 Numba and names: engine parameters and workspaces are ``typing.NamedTuple`` classes defined at
 module level; numba passes them to and builds them in ``@njit(cache=True)`` code and caches
 them on disk (checked with numba 0.68: a NamedTuple argument and a NamedTuple built inside a
-compiled entry point both load from the cache in a new process). Two things do not work: a NamedTuple
-class defined inside a function (numba cannot pickle its type into the cache index), and
+compiled entry point both load from the cache in a new process). Two things do not work: a
+NamedTuple class defined inside a function (numba cannot pickle its type into the cache index), and
 fields whose Python type changes between calls (``level`` given once as int and once as float
 compiles a second specialization), so ``params`` functions cast every field.
 """
