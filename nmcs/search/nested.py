@@ -45,6 +45,16 @@ Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, B = max branching, M = ma
     aux     uint64[1]  generator state used for replays
     stop    bool[1]    stop a search at a playout that reaches the game's target score
     stats   int64[2]   playouts started, moves played in playouts (counted since allocation)
+    budget  float64[2] seconds, playouts after which a search is cut (0: no limit of that kind)
+    clock   float64[4] the budget clock (``nmcs.search.anytime``), started by the caller
+    cut     bool[1]    set when the budget cut a search short
+
+Cutting a search short (a budget, set by ``iterative``): the level-1 search checks the budget
+after every playout, and a search whose budget is spent returns at once the best complete game
+it knows: the better of its best sequence (memorized) and the best child of its current step;
+each level above then returns the best of its own candidates and the game that came up. So a
+budgeted search stops within one playout of its budget (about 0.1 ms of clock checks), not
+after the nested search that was running; a search with no budget pays one test per playout.
 """
 
 import functools
@@ -75,6 +85,9 @@ class NestedWorkspace(NamedTuple):
     aux: np.ndarray
     stats: np.ndarray
     stop: np.ndarray
+    budget: np.ndarray
+    clock: np.ndarray
+    cut: np.ndarray
 
 
 @functools.cache
@@ -105,7 +118,20 @@ def build_nested(game, levels: int = MAX_LEVEL):
         cont = np.empty(m, np.int32)
         aux = np.zeros(1, np.uint64)
         stop = np.ones(1, np.bool_)
-        return NestedWorkspace(states, moves, seqs, cont, aux, stats, stop)
+        budget = np.zeros(2, np.float64)
+        clock = start_clock()
+        cut = np.zeros(1, np.bool_)
+        return NestedWorkspace(states, moves, seqs, cont, aux, stats, stop, budget, clock, cut)
+
+    @njit
+    def out_of_budget(ws):
+        """True (and ``ws.cut`` set) once the search's budget is spent."""
+        budget = ws.budget
+        if budget[1] > 0 and ws.stats[PLAYOUTS] >= budget[1]:
+            ws.cut[0] = True
+        elif budget[0] > 0 and time_is_up(ws.clock, budget[0]):
+            ws.cut[0] = True
+        return ws.cut[0]
 
     @njit
     def sample(state, level, memorize, rng, ws, seq):
@@ -128,7 +154,9 @@ def build_nested(game, levels: int = MAX_LEVEL):
         played = 0
         pending = False  # the best sequence's tail is a playout not replayed yet
         pending_rng = np.uint64(0)
+        best_end = 0  # with the tail replayed: seq[played:best_end] is the best sequence's rest
         target = target_score(state) if ws.stop[0] else NO_TARGET
+        budgeted = ws.budget[0] > 0 or ws.budget[1] > 0
         while True:
             n = legal_moves(state, legal)
             if n == 0:
@@ -161,6 +189,20 @@ def build_nested(game, levels: int = MAX_LEVEL):
                     if below(rng, ties) == 0:
                         step_move = legal[i]
                         step_rng = saved
+                if budgeted and out_of_budget(ws):
+                    if memorize <= 1 and best >= step_best:
+                        # The best sequence: its tail still to replay from here, or stored.
+                        if pending:
+                            aux[0] = pending_rng
+                            return played + playout(state, aux, seq[played:], True)
+                        for j in range(played, best_end):
+                            play(state, seq[j])
+                        return best_end
+                    # The best child of this step, and its playout.
+                    seq[played] = step_move
+                    play(state, step_move)
+                    aux[0] = step_rng
+                    return played + 1 + playout(state, aux, seq[played + 1 :], True)
             if memorize > 1:
                 seq[played] = step_move
             elif step_best > best:
@@ -178,6 +220,7 @@ def build_nested(game, levels: int = MAX_LEVEL):
                 for j in range(k):
                     seq[played + j] = cont[j]
                 pending = False
+                best_end = played + k
             play(state, seq[played])
             played += 1
         return played
@@ -193,6 +236,7 @@ def build_nested(game, levels: int = MAX_LEVEL):
             best = NO_SCORE
             played = 0
             cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
+            best_end = 0  # seq[played:best_end]: the rest of the best sequence (memorized)
             target = target_score(state) if ws.stop[0] else NO_TARGET
             while True:
                 n = legal_moves(state, legal)
@@ -228,6 +272,20 @@ def build_nested(game, levels: int = MAX_LEVEL):
                         step_move = legal[i]
                         step_len = length
                         cur = 1 - cur
+                    if ws.cut[0]:
+                        # The budget is spent: the best sequence if it is at least as good as
+                        # this step's best child (which includes the child just searched).
+                        if memorize <= k and best >= step_best:
+                            for j in range(played, best_end):
+                                play(state, seq[j])
+                            return best_end
+                        seq[played] = step_move
+                        found = seqs[k, 1 - cur]
+                        for j in range(step_len):
+                            seq[played + 1 + j] = found[j]
+                        for j in range(step_len + 1):
+                            play(state, seq[played + j])
+                        return played + 1 + step_len
                 if memorize > k:
                     seq[played] = step_move
                 elif step_best > best:
@@ -236,6 +294,7 @@ def build_nested(game, levels: int = MAX_LEVEL):
                     best_seq = seqs[k, 1 - cur]
                     for j in range(step_len):
                         seq[played + 1 + j] = best_seq[j]
+                    best_end = played + 1 + step_len
                 play(state, seq[played])
                 played += 1
             return played
@@ -263,10 +322,15 @@ def build_nested(game, levels: int = MAX_LEVEL):
         """Repeat nested searches from state0 until the budget is spent (max_seconds <= 0 and
         max_playouts <= 0 mean no limit of that kind; at least one must be set). Writes the best
         sequence into seq and an improvement trace (seconds, playouts, score) into trace; returns
-        (length of the best sequence, number of trace rows). A search that has started always
-        finishes, so the budget can be overshot by one nested search."""
+        (length of the best sequence, number of trace rows). The search running when the budget
+        is spent is cut short (its best game so far counts), so the budget is overshot by at
+        most one playout."""
         stats = ws.stats
         clock = start_clock()
+        ws.budget[0] = max_seconds
+        ws.budget[1] = max_playouts
+        ws.clock[:] = clock
+        ws.cut[0] = False
         best = NO_SCORE
         best_len = 0
         n_trace = 0
@@ -280,7 +344,7 @@ def build_nested(game, levels: int = MAX_LEVEL):
                 best_len = length
                 seq[:length] = scratch_seq[:length]
                 n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
-            if best >= target:
+            if best >= target or ws.cut[0]:
                 break
             if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
                 break

@@ -1,0 +1,93 @@
+"""A budgeted search is cut short inside the nested search that is running when its budget is
+spent (issue 9, cancellation): it stops at the budget's playout, and returns a complete game,
+the best one it knows, whose moves replay to its score."""
+
+import numpy as np
+import pytest
+
+from nmcs.games.registry import game as game_record
+from nmcs.harness.batch import search_batch, search_seeds
+
+CASES = [
+    # (game, options, level, memorize, memorize_from, playouts budget)
+    ("leftmove", {"depth": 60}, 3, True, 1, 7_777),
+    ("leftmove", {"depth": 60}, 3, False, 1, 7_777),
+    ("leftmove", {"depth": 60}, 2, True, 2, 1_234),
+    ("morpion", {"variant": "5D"}, 2, True, 1, 3_000),
+    ("morpion", {"variant": "5D"}, 3, False, 1, 3_000),
+    (
+        "samegame",
+        {"instance": None, "width": 8, "height": 8, "colors": 4, "board_seed": 0},
+        2,
+        True,
+        1,
+        500,
+    ),
+]
+
+
+def replayed_score(record, options, moves):
+    """The score of the game the moves play from the initial position (each move legal), and
+    whether that game is over."""
+    kernels = record.kernels
+    state = record.make_state(**options)
+    legal = np.empty(kernels.max_branching(state), np.int32)
+    for move in moves:
+        n = kernels.legal_moves(state, legal)
+        assert move in legal[:n], "an illegal move in the returned game"
+        kernels.play(state, move)
+    return int(kernels.score(state)), kernels.legal_moves(state, legal) == 0
+
+
+@pytest.mark.parametrize("game, options, level, memorize, memorize_from, budget", CASES)
+def test_a_playout_budget_cuts_the_running_search(
+    game, options, level, memorize, memorize_from, budget
+):
+    record = game_record(game)
+    res = search_batch(
+        game,
+        record.make_state(**options),
+        search_seeds(3, 0, 6),
+        algo="iterative",
+        level=level,
+        memorize=memorize,
+        memorize_from=memorize_from,
+        max_playouts=budget,
+    )
+    # One level-`level` search needs far more playouts than the budget: it is the one cut.
+    np.testing.assert_array_equal(res.playouts, budget)
+    for i in range(len(res.score)):
+        score, over = replayed_score(record, options, res.moves[i])
+        assert over, "the returned game is complete"
+        assert score == res.score[i]
+        assert res.trace[i][-1, 2] == res.score[i]
+
+
+def test_a_memorized_cut_search_returns_the_best_playout_it_ran():
+    """Every level memorizing, a search's best game is the best of all the playouts under it, and
+    a cut keeps that: with the same seed the playouts of a smaller budget are the first ones of a
+    larger budget, so the returned score can only grow with the budget, seed by seed."""
+    state = game_record("leftmove").make_state(depth=20)
+    seeds = search_seeds(5, 0, 100)
+    scores = np.array(
+        [
+            search_batch("leftmove", state, seeds, algo="iterative", level=3, max_playouts=p).score
+            for p in (1, 10, 100, 1000, 10_000)
+        ]
+    )
+    assert (np.diff(scores, axis=0) >= 0).all()
+    assert scores[0].mean() < scores[-1].mean()
+
+
+def test_a_seconds_budget_cuts_a_long_search():
+    """A level-3 Morpion search takes minutes; with a 0.2 s budget it returns in well under a
+    second (a generous bound: this is a check that the cut happens, not a timing)."""
+    record = game_record("morpion")
+    state = record.make_state()
+    res = search_batch(
+        "morpion", state, search_seeds(1, 0, 2), algo="iterative", level=3, max_seconds=0.2
+    )
+    assert (res.seconds < 3.0).all()
+    for i in range(2):
+        score, over = replayed_score(record, {}, res.moves[i])
+        assert over and score == res.score[i]
