@@ -50,7 +50,7 @@ def main(argv=None):
     state0 = game.make_state()
     options = {"memorize": True} if args.lower == "nested" else {}
     if args.lower_widths:
-        options["widths"] = tuple(args.lower_widths)
+        options["beam"] = list(args.lower_widths)
     lower = partial(remote_search, args.game, args.level - 1, args.lower, options)
     remote_search(args.game, 0, args.lower, options, state0, 0)  # compile / load the cache
     seeds = list(range(args.searches))

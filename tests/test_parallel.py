@@ -63,3 +63,23 @@ def test_a_budget_stops_early_with_the_best_complete_game(budget, stopped):
 def test_level_zero_is_refused():
     with pytest.raises(ValueError, match="level = 0: a parallel search needs level >= 1"):
         parallel_search("leftmove", leftmove.make_state(depth=5), seed=0, level=0)
+
+
+class _TwoWorkers:
+    def scheduler_info(self):
+        return {"workers": {"a": {}, "b": {}}}
+
+
+@pytest.mark.parametrize(
+    "n, child_seconds, tasks",
+    [
+        (28, None, 8),  # first step: a few tasks per worker
+        (28, 0.5, 28),  # long searches: one task per child, the best balance
+        (112, 0.001, 2),  # 0.1 s of searching in all: one task per worker
+        (112, 0.004, 8),  # 0.45 s: tasks of at least 0.05 s, a multiple of the workers
+    ],
+)
+def test_tasks_follow_the_size_of_the_searches(n, child_seconds, tasks):
+    from nmcs.search.executors import DaskExecutor
+
+    assert DaskExecutor(_TwoWorkers()).tasks_per_step(n, child_seconds) == tasks

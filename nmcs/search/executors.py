@@ -7,19 +7,21 @@
   (``DaskExecutor.connect("tcp://host:8786")``) or a dask-jobqueue cluster on SLURM
   (``DaskExecutor(Client(SLURMCluster(...)))``, see ``docs/beam.md``).
 
-An executor has four methods: ``tasks_per_step(n)`` says into how many tasks the master splits
-the n children of a step, ``submit(fn, *args)`` returns a handle, ``as_completed(handles)``
+An executor has four methods: ``tasks_per_step(n, child_seconds)`` says into how many tasks
+the master splits the n children of a step (``child_seconds``: the mean search time of a child
+in the previous step, None at the first), ``submit(fn, *args)`` returns a handle, ``as_completed(handles)``
 yields ``(index, result)`` pairs as results arrive (index: the position in ``handles``), and
 ``cancel(handles)`` drops what has not run yet. How the children are split changes nothing in
 the result: each child's search is seeded from its place in the tree.
 """
 
+import math
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 
 class Executor(Protocol):
-    def tasks_per_step(self, n_children: int) -> int: ...
+    def tasks_per_step(self, n_children: int, child_seconds: float | None) -> int: ...
 
     def submit(self, fn: Callable, *args: Any) -> Any: ...
 
@@ -31,7 +33,7 @@ class Executor(Protocol):
 class InProcess:
     """Runs each task in this process when its result is asked for."""
 
-    def tasks_per_step(self, n_children: int) -> int:
+    def tasks_per_step(self, n_children: int, child_seconds: float | None) -> int:
         return n_children  # one per child: a budget is checked after every search
 
     def submit(self, fn: Callable, *args: Any):
@@ -51,15 +53,23 @@ class InProcess:
 class DaskExecutor:
     """Runs each task on a worker of a ``dask.distributed`` cluster."""
 
-    # Tasks per worker and step: a few, so that a slow one is balanced by the others.
+    # Tasks per worker at the first step: a few, so that a slow one is balanced by the others.
     TASKS_PER_WORKER = 4
+    # Later steps: tasks as small as possible (the best balance at the step's end, where the
+    # master waits for the last child) but not under this many seconds of searching, so that a
+    # task's round trip (a few ms through the scheduler) stays small beside its work.
+    MIN_TASK_SECONDS = 0.05
 
     def __init__(self, client):
         self.client = client
 
-    def tasks_per_step(self, n_children: int) -> int:
+    def tasks_per_step(self, n_children: int, child_seconds: float | None) -> int:
         workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        return min(n_children, self.TASKS_PER_WORKER * workers)
+        if child_seconds is None:
+            return min(n_children, self.TASKS_PER_WORKER * workers)
+        # A multiple of the workers, so that equal tasks end together.
+        rounds = int(n_children * child_seconds / (workers * self.MIN_TASK_SECONDS))
+        return min(n_children, workers * max(1, rounds))
 
     @classmethod
     def local(cls, n_workers: int) -> "DaskExecutor":

@@ -75,6 +75,7 @@ def master_search(
     trace = []
     stopped = "finished"
     step = 0
+    child_seconds = None  # the mean search time of a child in the previous step
     while True:
         # Every child of every beam position, searched remotely.
         jobs = []
@@ -88,7 +89,8 @@ def master_search(
             break
         # A task is a chunk of children (one per child in this process), so that a worker's
         # round trip costs little beside its searches.
-        chunks = np.array_split(np.arange(len(jobs)), executor.tasks_per_step(len(jobs)))
+        n_tasks = executor.tasks_per_step(len(jobs), child_seconds)
+        chunks = np.array_split(np.arange(len(jobs)), n_tasks)
         chunks = [c for c in chunks if len(c)]
         futures = [
             executor.submit(
@@ -99,7 +101,9 @@ def master_search(
             for chunk in chunks
         ]
         results = [None] * len(jobs)
-        for c, found in executor.as_completed(futures):
+        searched = 0.0
+        for c, (found, seconds) in executor.as_completed(futures):
+            searched += seconds
             for j, (score, moves, used) in zip(chunks[c], found, strict=True):
                 results[j] = (int(score), np.asarray(moves, np.int32))
                 playouts += int(used)
@@ -119,6 +123,7 @@ def master_search(
                 break
         if stopped != "finished":
             break
+        child_seconds = searched / len(jobs)
         beam = _next_beam(game, beam, jobs, results, top_width, rng)
         step += 1
     if stopped == "finished":
@@ -138,9 +143,12 @@ def master_search(
     )
 
 
-def search_children(lower: Callable, children: list) -> list:
-    """Algorithm 4 for a chunk of children: each (position, seed) searched by ``lower``."""
-    return [lower(state, seed) for state, seed in children]
+def search_children(lower: Callable, children: list) -> tuple[list, float]:
+    """Algorithm 4 for a chunk of children: each (position, seed) searched by ``lower``; also
+    the seconds it took (the master sizes the next step's tasks by it)."""
+    start = time.perf_counter()
+    found = [lower(state, seed) for state, seed in children]
+    return found, time.perf_counter() - start
 
 
 def _budget_reached(start, playouts, best_score, max_seconds, max_playouts, stop_score):
