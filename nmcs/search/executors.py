@@ -9,13 +9,13 @@
 
 An executor has four methods: ``tasks_per_step(n, child_seconds)`` says into how many tasks
 the master splits the n children of a step (``child_seconds``: the mean search time of a child
-in the previous step, None at the first), ``submit(fn, *args)`` returns a handle, ``as_completed(handles)``
-yields ``(index, result)`` pairs as results arrive (index: the position in ``handles``), and
-``cancel(handles)`` drops what has not run yet. How the children are split changes nothing in
-the result: each child's search is seeded from its place in the tree.
+in the previous step, None at the first), ``submit(fn, *args)`` returns a handle,
+``as_completed(handles)`` yields ``(index, result)`` pairs as results arrive (index: the
+position in ``handles``), and ``cancel(handles)`` drops what has not run yet. How the
+children are split changes nothing in the result: each child's search is seeded from its place
+in the tree.
 """
 
-import math
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
