@@ -83,3 +83,66 @@ def test_tasks_follow_the_size_of_the_searches(n, child_seconds, tasks):
     from nmcs.search.executors import DaskExecutor
 
     assert DaskExecutor(_TwoWorkers()).tasks_per_step(n, child_seconds) == tasks
+
+
+def _cells(folder):
+    import pandas as pd
+
+    rows = pd.concat(pd.read_parquet(p) for p in sorted(folder.glob("*/*/results.parquet")))
+    return rows.sort_values(["cell", "search"]).reset_index(drop=True)
+
+
+def test_a_run_py_sweep_on_dask_workers_gives_the_results_of_one_worker(tmp_path):
+    """The issue's 'done when': a sweep on a LocalCluster of several workers, the same results
+    as with one (and the parallel backend is a cell of its own, apart from the threads')."""
+    from tests.helpers import run_python
+
+    sweep = [
+        "run.py",
+        "-m",
+        "game=morpion",
+        "algo=beam",
+        "level=2",
+        "algo.beam=[1,1],[2,1]",
+        "n_searches=2",
+        "progress=false",
+        "parallel.backend=dask",
+    ]
+    for workers in (1, 2):
+        run_python(
+            *sweep, f"parallel.workers={workers}", f"hydra.sweep.dir={tmp_path / str(workers)}"
+        )
+    one, two = _cells(tmp_path / "1"), _cells(tmp_path / "2")
+    assert len(one) == 4 and set(one["parallel_backend"]) == {"dask"}
+    for column in ("cell", "search", "score", "length", "playouts"):
+        assert (one[column] == two[column]).all(), column
+    assert all((a == b).all() for a, b in zip(one["moves"], two["moves"], strict=True))
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["parallel.backend=spark"], "parallel.backend = spark: must be one of none, dask"),
+        (["parallel.backend=dask", "algo=uct", "budget.playouts=10"], "parallel.backend=dask"),
+        (["parallel.backend=dask", "memorize=false"], "memorize=true"),
+        (["parallel.address=tcp://127.0.0.1:9"], "parallel.address: only with parallel.backend"),
+        (
+            ["parallel.backend=dask", "parallel.address=tcp://127.0.0.1:9", "level=1"],
+            "parallel.address = tcp://127.0.0.1:9: no Dask scheduler answers there",
+        ),
+    ],
+)
+def test_bad_parallel_settings_stop_with_one_line(tmp_path, overrides, message):
+    from tests.helpers import run_python
+
+    proc = run_python(
+        "run.py",
+        "n_searches=1",
+        "progress=false",
+        f"hydra.run.dir={tmp_path / 'cell'}",
+        *overrides,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = [line for line in proc.stderr.strip().splitlines() if "distributed" not in line]
+    assert message in lines[-1] and len(lines) == 1, proc.stderr[-2000:]

@@ -20,6 +20,8 @@ import pyarrow.parquet as pq
 IDENTITY_COLUMNS = ("cell", "search")
 # Top-level config keys added after results were published, with the value of the old behaviour.
 ADDED_KEYS = {"memorize_from": 1, "stop_at_target": True}
+# Result columns added later, with the value rows written before them had.
+ADDED_COLUMNS = {**ADDED_KEYS, "parallel_backend": "none"}
 
 
 def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
@@ -27,7 +29,7 @@ def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
         present = set(pq.read_schema(path).names)
         columns = [c for c in columns if c in present]
     df = pd.read_parquet(path, columns=columns)
-    for key, value in ADDED_KEYS.items():
+    for key, value in ADDED_COLUMNS.items():
         if key not in df.columns:
             df[key] = value
     return df

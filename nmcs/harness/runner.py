@@ -46,6 +46,7 @@ from nmcs.harness.batch import (
     seeds_for,
 )
 from nmcs.harness.matches import strip_match_keys
+from nmcs.harness.parallel import dask_batch
 from nmcs.harness.provenance import now_iso, provenance
 from nmcs.harness.results import ADDED_KEYS
 from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
@@ -70,6 +71,12 @@ def cell_identity(cfg) -> dict:
         for k, v in full.items()
         if k not in NOT_IDENTITY and not (k in ADDED_KEYS and v == ADDED_KEYS[k])
     }
+    # Where the searches run changes them only through the backend (a Dask search seeds each
+    # child from its place in the tree), never through the number of workers or the scheduler;
+    # the default backend (added later) leaves the older cells' hashes as they were.
+    parallel = identity.pop("parallel", None) or {}
+    if parallel.get("backend", "none") != "none":
+        identity["parallel_backend"] = parallel["backend"]
     # hook (matches): the unset match-only keys leave existing cells' hashes as they were
     return strip_match_keys(identity)
 
@@ -128,6 +135,7 @@ def rows(
             "memorize": bool(cfg.memorize),
             "memorize_from": int(cfg.memorize_from),
             "stop_at_target": bool(cfg.stop_at_target),
+            "parallel_backend": str(cfg.parallel.backend),
             # Null (NaN / <NA>) where the budget is not set.
             "budget_seconds": np.full(
                 n, np.nan if budget.seconds is None else float(budget.seconds)
@@ -265,20 +273,34 @@ def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
         while pos < len(todo):
             indices = todo[pos : pos + size]
             started = time.perf_counter()
-            res = search_batch(
-                cfg.game.name,
-                state0,
-                seeds_for(cfg.seed, indices),
-                algo=cfg.algo.name,
-                level=cfg.level,
-                memorize=cfg.memorize,
-                memorize_from=cfg.memorize_from,
-                stop_at_target=cfg.stop_at_target,
-                max_seconds=float(cfg.budget.seconds or 0.0),
-                max_playouts=int(cfg.budget.playouts or 0),
-                workers=workers,
-                **algo_api_options(cfg),
-            )
+            if cfg.parallel.backend == "dask":
+                res = dask_batch(
+                    cfg.game.name,
+                    state0,
+                    seeds_for(cfg.seed, indices),
+                    cfg.algo.name,
+                    cfg.level,
+                    cfg.memorize,
+                    cfg.memorize_from,
+                    algo_api_options(cfg),
+                    workers=cfg.parallel.workers,
+                    address=cfg.parallel.address,
+                )
+            else:
+                res = search_batch(
+                    cfg.game.name,
+                    state0,
+                    seeds_for(cfg.seed, indices),
+                    algo=cfg.algo.name,
+                    level=cfg.level,
+                    memorize=cfg.memorize,
+                    memorize_from=cfg.memorize_from,
+                    stop_at_target=cfg.stop_at_target,
+                    max_seconds=float(cfg.budget.seconds or 0.0),
+                    max_playouts=int(cfg.budget.playouts or 0),
+                    workers=workers,
+                    **algo_api_options(cfg),
+                )
             elapsed = time.perf_counter() - started
             chunk = rows(cfg, cell, instance, indices, res)
             name = f"{indices[0]:08d}-{indices[-1]:08d}.parquet"

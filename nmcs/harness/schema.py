@@ -37,6 +37,17 @@ class Budget:
 
 
 @dataclass
+class Parallel:
+    """Where a cell's searches run: ``none`` = on ``workers`` threads of this process; ``dask``
+    = one search at a time, its top level here and the searches of its children on Dask
+    workers (the master/remote version; ``nmcs.harness.parallel``)."""
+
+    backend: str = "none"
+    workers: int = 0  # dask: worker processes of an embedded LocalCluster (0 = all cores)
+    address: str | None = None  # dask: a running scheduler (tcp://host:8786) instead
+
+
+@dataclass
 class ScaleConfig:
     name: str = "quick"
     description: str = ""
@@ -56,6 +67,7 @@ class Config:
     seed: int = 0
     workers: int = 0
     budget: Budget = field(default_factory=Budget)
+    parallel: Parallel = field(default_factory=Parallel)
     chunk_seconds: float = 5.0
     progress: bool = True
     # Match cells only (two-player games; nmcs.harness.matches): the two players and the number

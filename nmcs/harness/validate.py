@@ -8,7 +8,9 @@ import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
 from nmcs.games import registry as games
+from nmcs.harness.batch import api_options
 from nmcs.harness.matches import refuse_match_keys
+from nmcs.harness.parallel import dask_plan
 from nmcs.harness.schema import SCALES, Config
 from nmcs.search import registry as algorithms
 from nmcs.search.registry import ConfigError, Settings
@@ -67,6 +69,7 @@ def validate(cfg: DictConfig) -> np.ndarray:
         algorithms.check(algo, algo_config(cfg), settings(cfg), cfg.game.name)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    _check_parallel(cfg)
     try:
         return game.make_state(**game_options(cfg))
     except (ValueError, TypeError) as error:
@@ -90,3 +93,27 @@ def algo_config(cfg: DictConfig) -> Any:
     options = OmegaConf.to_container(cfg.algo, resolve=True)
     assert isinstance(options, dict)
     return algorithms.algorithm(cfg.algo.name).config(**{str(k): v for k, v in options.items()})
+
+
+PARALLEL_BACKENDS = ("none", "dask")
+
+
+def _check_parallel(cfg: DictConfig) -> None:
+    par = cfg.parallel
+    if par.backend not in PARALLEL_BACKENDS:
+        raise ConfigError(
+            f"parallel.backend = {par.backend}: must be one of {', '.join(PARALLEL_BACKENDS)}"
+        )
+    if par.workers < 0:
+        raise ConfigError(f"parallel.workers = {par.workers}: must be >= 0 (0 = all cores)")
+    if par.backend == "none":
+        if par.address is not None:
+            raise ConfigError("parallel.address: only with parallel.backend=dask")
+        return
+    if cfg.budget.seconds is not None or cfg.budget.playouts is not None:
+        raise ConfigError("parallel.backend=dask: budgets are for the Python API's parallel_search")
+    try:
+        options = api_options(algorithms.algorithm(cfg.algo.name), algo_config(cfg))
+        dask_plan(cfg.algo.name, cfg.level, cfg.memorize, cfg.memorize_from, options)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None

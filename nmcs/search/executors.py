@@ -85,11 +85,12 @@ class DaskExecutor:
         return cls(Client(cluster))
 
     @classmethod
-    def connect(cls, address: str) -> "DaskExecutor":
-        """The workers of a running scheduler, e.g. ``tcp://host:8786``."""
+    def connect(cls, address: str, timeout: float = 10.0) -> "DaskExecutor":
+        """The workers of a running scheduler, e.g. ``tcp://host:8786``; OSError if none
+        answers within ``timeout`` seconds."""
         from dask.distributed import Client
 
-        return cls(Client(address))
+        return cls(Client(address, timeout=timeout))
 
     def submit(self, fn: Callable, *args: Any):
         # pure=False: two children with the same arguments are still two searches.
