@@ -6,16 +6,16 @@ column holds a hash of that config, and every reader counts a (cell, search) pai
 folders hold it (``nmcs.harness.results``). Raising ``n_searches`` extends a cell in place; a new
 folder whose cell already has searches in a sibling folder copies them instead of recomputing.
 
-Searches run in chunks on numba threads, and each chunk is written atomically (write, then
-rename) as ``chunks/<first>-<last>.parquet``, so a killed run loses at most the chunk in flight
-and a rerun of the same command computes only the missing searches. When all are done the chunks
-are gathered into ``results.parquet`` (one row per search). ``meta.json`` records the resolved
-config, the code and package versions, the machine and the times.
+Searches run in chunks on threads (or on Dask workers), and each chunk is written atomically
+(write, then rename) as ``chunks/<first>-<last>.parquet``, so a killed run loses at most the
+chunk in flight and a rerun of the same command computes only the missing searches. When all
+are done the chunks are gathered into ``results.parquet`` (one row per search). ``meta.json``
+records the resolved config, the code and package versions, the machine and the times.
 
 Columns of results.parquet::
 
     experiment cell game instance game_options <game options...> algo algo_options level memorize
-    memorize_from stop_at_target
+    memorize_from stop_at_target parallel_backend (none | dask)
     budget_seconds budget_playouts (null when not set) seed search search_seed score length
     playouts playout_moves
     seconds moves (list<int32>) trace_seconds trace_playouts trace_score (lists; iterative,
