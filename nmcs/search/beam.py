@@ -319,8 +319,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
     ):
         """Beam searches from ``state0`` repeated until ``max_seconds`` and/or ``max_playouts``
         are spent (0: no limit of that kind; one must be set), keeping the best game in ``seq``
-        and an improvement trace; returns (its length, trace rows). A search that has started
-        finishes, so a budget can be overshot by one search (as ``nmcs.search.nested``)."""
+        and an improvement trace; returns (its length, trace rows). A beam search that has
+        started finishes, so a budget can be overshot by one search (``nmcs.search.nested``
+        cuts its running search instead; the beam kernels do not check the budget yet)."""
         clock = start_clock()
         best = NO_SCORE
         best_len = 0
