@@ -42,7 +42,7 @@ import os
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -172,7 +172,7 @@ def _player(cfg: DictConfig, key: str) -> PlayerConfig:
             f"{key}: a two-player game needs {key} (e.g. {key}=mcs or {key}=nmc1_cow; "
             "run it with experiment=twoplayer_matches)"
         )
-    settings = OmegaConf.to_container(node, resolve=True)
+    settings = cast(dict, OmegaConf.to_container(node, resolve=True))
     allowed = [f.name for f in fields(PlayerSettings)]
     for name in settings:
         if name not in allowed:
@@ -185,7 +185,7 @@ def _player(cfg: DictConfig, key: str) -> PlayerConfig:
 
 def game_options(cfg: DictConfig) -> dict:
     """The two-player game's options as keyword arguments of ``protocol.make_state``."""
-    options = OmegaConf.to_container(cfg.game, resolve=True)
+    options = cast(dict, OmegaConf.to_container(cfg.game, resolve=True))
     options.pop("name")
     return options
 
