@@ -175,7 +175,9 @@ def analyze(ctx: Context) -> list[Claim]:
             claims.append(
                 Claim(
                     SECTION,
-                    "going from level 1 to level 2 is not beneficial" + rule,
+                    "going from level 1 to level 2 is not beneficial"
+                    + rule
+                    + " (investigation: docs/investigations/sudoku_stop_rule.md)",
                     f"{paper['seconds']['l2m']} s vs {paper['seconds']['l1m']} s",
                     f"{a:.2f} s vs {b:.2f} s",
                     "agrees" if a >= b else "differs",
