@@ -26,9 +26,11 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from nmcs.harness import matches
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.harness.runner import CellInterrupted, algo_api_options, run_cell
+from nmcs.harness.runner import CellInterrupted, run_cell, search_options
 from nmcs.harness.schema import SCALES, register_configs
 from nmcs.harness.validate import ConfigError, validate
+from nmcs.search.engine import compiled_levels
+from nmcs.search.registry import algorithm
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "conf"
 INFO_FLAGS = (
@@ -149,7 +151,7 @@ def preflight(argv: Sequence[str]) -> None:
     if any(flag in argv for flag in INFO_FLAGS):
         return
     register()
-    first_cells: dict[tuple[str, str], tuple[DictConfig, np.ndarray]] = {}
+    first_cells: dict[tuple[str, str, int], tuple[DictConfig, np.ndarray]] = {}
     first_pairing = None
     overrides = [a for a in argv if not a.startswith("-")]
     try:
@@ -164,7 +166,11 @@ def preflight(argv: Sequence[str]) -> None:
                     first_pairing = first_pairing or pairing
                     continue
                 state0 = validate(cfg)
-                first_cells.setdefault((cfg.game.name, cfg.algo.name), (cfg, state0))
+                if cfg.parallel.backend == "none":  # a Dask cell warms its own searches
+                    # One compiled entry point per game, algorithm and group of levels.
+                    levels = compiled_levels(cfg.level, algorithm(cfg.algo.name).max_level)
+                    key = (cfg.game.name, cfg.algo.name, levels)
+                    first_cells.setdefault(key, (cfg, state0))
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
@@ -174,19 +180,7 @@ def preflight(argv: Sequence[str]) -> None:
     if first_pairing is not None:
         matches.warm_up(first_pairing)
     for cfg, state0 in first_cells.values():
-        search_batch(
-            cfg.game.name,
-            state0,
-            search_seeds(0, 0, 0),
-            algo=cfg.algo.name,
-            level=cfg.level,
-            memorize=cfg.memorize,
-            memorize_from=cfg.memorize_from,
-            stop_at_target=cfg.stop_at_target,
-            max_seconds=float(cfg.budget.seconds or 0.0),
-            max_playouts=int(cfg.budget.playouts or 0),
-            **algo_api_options(cfg),
-        )
+        search_batch(cfg.game.name, state0, search_seeds(0, 0, 0), **search_options(cfg))
 
 
 def run_job(cfg: DictConfig) -> None:

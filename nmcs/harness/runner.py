@@ -160,6 +160,21 @@ def rows(
     return df
 
 
+def search_options(cfg: DictConfig) -> dict[str, Any]:
+    """A cell's search settings as ``search_batch`` keyword arguments (all but the game, the
+    position, the seeds and the workers)."""
+    return {
+        "algo": cfg.algo.name,
+        "level": cfg.level,
+        "memorize": cfg.memorize,
+        "memorize_from": cfg.memorize_from,
+        "stop_at_target": cfg.stop_at_target,
+        "max_seconds": float(cfg.budget.seconds or 0.0),
+        "max_playouts": int(cfg.budget.playouts or 0),
+        **algo_api_options(cfg),
+    }
+
+
 def algo_api_options(cfg: DictConfig) -> dict[str, Any]:
     """The cell's ``algo.*`` options as ``search_batch`` keyword arguments."""
     return api_options(algorithm(cfg.algo.name), algo_config(cfg))
@@ -291,15 +306,8 @@ def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
                     cfg.game.name,
                     state0,
                     seeds_for(cfg.seed, indices),
-                    algo=cfg.algo.name,
-                    level=cfg.level,
-                    memorize=cfg.memorize,
-                    memorize_from=cfg.memorize_from,
-                    stop_at_target=cfg.stop_at_target,
-                    max_seconds=float(cfg.budget.seconds or 0.0),
-                    max_playouts=int(cfg.budget.playouts or 0),
                     workers=workers,
-                    **algo_api_options(cfg),
+                    **search_options(cfg),
                 )
             elapsed = time.perf_counter() - started
             chunk = rows(cfg, cell, instance, indices, res)
