@@ -3,7 +3,6 @@
 
 import argparse
 import dataclasses
-import json
 import re
 import shutil
 import sys
@@ -13,12 +12,12 @@ import yaml
 
 from analysis import beam, leftmove, morpion, samegame, sudoku, twoplayer
 from analysis.common import Claim, Context
-from analysis.publish import reduced_overrides
+from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides
 from analysis.report import write_report
+from nmcs.harness.results import experiment_result_files
 from nmcs.harness.schema import SCALES
 
 MODULES = (leftmove, morpion, samegame, sudoku, beam, twoplayer)
-EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "conf" / "experiment"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -80,10 +79,11 @@ def reduced_runs(ctx: Context) -> dict[str, str]:
     """experiment -> the size overrides (``n_searches=3``) its cells were run with, for the
     experiments run smaller than their scale (read from each cell's meta.json)."""
     found: dict[str, set[str]] = {}
-    for meta_path in ctx.results_dir.glob("*/*/meta.json"):
-        overrides = reduced_overrides(json.loads(meta_path.read_text()))
-        if overrides:
-            found.setdefault(meta_path.parent.parent.name, set()).add(overrides)
+    for folder in sorted(ctx.results_dir.glob("*/")):
+        for meta in cell_metas(folder).values():
+            overrides = reduced_overrides(meta, folder.name)
+            if overrides:
+                found.setdefault(folder.name, set()).add(overrides)
     return {e: ", ".join(sorted(o)) for e, o in found.items()}
 
 
@@ -112,7 +112,7 @@ def not_run_claims(ctx: Context) -> list:
     claims = []
     for path in sorted(EXPERIMENTS_DIR.glob("*.yaml")):
         experiment = path.stem
-        if any((ctx.results_dir / experiment).glob("*/results.parquet")):
+        if experiment_result_files(ctx.results_dir / experiment):
             continue
         comment = []
         for line in path.read_text().splitlines():

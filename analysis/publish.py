@@ -3,13 +3,22 @@
     python -m analysis.publish --outputs outputs --scale paper --to results/paper
     python -m analysis --from results/paper      # figures, tables, REPRODUCTION.md in it
 
-Each cell keeps its ``results.parquet`` without the move lists and the per-search seeds (both
-can be recomputed from the config); scores, counts and anytime traces stay, since every figure
-and claim is drawn from those, and ``seconds`` holds the cell's mean search time (the analyses
-use only means and sums of it; per-search times are noise that would make the copy ten times
-larger). It also keeps ``meta.json`` (config, commit, machine, times) and its best game as
-text. ``RUNS.md`` lists what was published: per
-experiment the cells, searches, commits, machines and dates.
+Each experiment is packed into three files, whatever its number of cells (a cell of one search
+cost about 20 kB as its own folder: a parquet footer, a meta.json and a best game):
+
+    <to>/<experiment>/results.parquet   every search of every cell, with a ``cell_dir`` column
+                                        (the cell's folder name under outputs/)
+                     /cells.jsonl       one line per cell: {"cell_dir": ..., **its meta.json}
+                     /best_games.txt    each cell's best game as text, under "## <cell_dir>"
+
+The rows keep scores, counts and anytime traces, since every figure and claim is drawn from
+those; the move lists and per-search seeds are dropped (both can be recomputed from the
+config), and ``seconds`` holds the cell's mean search time (the analyses use only means and sums
+of it; per-search times are noise that would make the copy ten times larger). ``meta.json``
+keeps the config, commit, machine and times. Publishing again replaces the cells it copies and
+keeps the others; cells published as folders by an older version are packed on the way.
+``RUNS.md`` lists what was published: per experiment the cells, searches, commits, machines and
+dates.
 """
 
 import argparse
@@ -21,26 +30,58 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import yaml
 
 from nmcs.harness.provenance import now_iso
 from nmcs.harness.summary import markdown_table
 
 DROPPED_COLUMNS = ("moves", "search_seed")
-# Keys that set how many searches (matches) a cell has without naming the cell: given on the
-# command line, they made a run smaller (or larger) than its experiment's scale.
-SIZE_KEYS = ("n_searches", "n_matches")
+# Keys that set how many searches (matches) a cell has, or how long each may run, given on the
+# command line: they made a run smaller (or larger) than its experiment's scale.
+SIZE_KEYS = ("n_searches", "n_matches", "budget.seconds", "budget.playouts", "budget.ms")
+PACKED_RESULTS, PACKED_CELLS, PACKED_GAMES = "results.parquet", "cells.jsonl", "best_games.txt"
+GAME_HEADER = "## "
+EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "conf" / "experiment"
 
 
-def reduced_overrides(meta: dict) -> str:
+def swept_keys(experiment: str) -> set[str]:
+    """The keys an experiment sweeps itself (its YAML's ``hydra.sweeper.params``): a budget
+    that an experiment sweeps names a cell, it does not reduce a run."""
+    path = EXPERIMENTS_DIR / f"{experiment}.yaml"
+    if not path.exists():
+        return set()
+    config = yaml.safe_load(path.read_text()) or {}
+    return set(((config.get("hydra") or {}).get("sweeper") or {}).get("params") or {})
+
+
+def reduced_overrides(meta: dict, experiment: str = "") -> str:
     """The command-line overrides that changed a cell's size from its experiment's scale ("" if
     none, or if the cell was run before ``meta.json`` recorded overrides)."""
     overrides = meta.get("overrides") or []
-    return " ".join(o for o in overrides if o.split("=", 1)[0].lstrip("+~") in SIZE_KEYS)
+    swept = swept_keys(experiment) if experiment else set()
+    keys = [o.split("=", 1)[0].lstrip("+~") for o in overrides]
+    return " ".join(
+        o for o, k in zip(overrides, keys, strict=True) if k in SIZE_KEYS and k not in swept
+    )
+
+
+def cell_metas(experiment_dir: Path) -> dict[str, dict]:
+    """cell folder name -> its meta.json, for an experiment folder of outputs/ (one folder per
+    cell) or of a published copy (packed in cells.jsonl)."""
+    metas = {p.parent.name: json.loads(p.read_text()) for p in experiment_dir.glob("*/meta.json")}
+    packed = experiment_dir / PACKED_CELLS
+    if packed.exists():
+        for line in packed.read_text().splitlines():
+            meta = json.loads(line)
+            metas.setdefault(meta.pop("cell_dir"), meta)
+    return metas
 
 
 def write_compact(df: pd.DataFrame, path: Path) -> None:
-    """``df`` as zstd parquet with the search index delta-encoded (it counts up)."""
-    table = pa.Table.from_pandas(df.sort_values("search"), preserve_index=False)
+    """``df`` as zstd parquet with the search index delta-encoded (it counts up in each cell)."""
+    table = pa.Table.from_pandas(
+        df.sort_values(["cell_dir", "search"], kind="stable"), preserve_index=False
+    )
     pq.write_table(
         table,
         path,
@@ -51,28 +92,83 @@ def write_compact(df: pd.DataFrame, path: Path) -> None:
     )
 
 
+def compact_rows(df: pd.DataFrame, cell_dir: str) -> pd.DataFrame:
+    """One cell's rows as published: no move lists or seeds, its mean search time."""
+    if "kind" in df.columns:  # hook (matches): per-move lists dropped, each match's time kept
+        df = df.drop(columns=["seconds", "playouts"]).assign(seconds=df["wall_seconds"])
+    seconds = float(df["seconds"].sum())
+    df = df.drop(columns=[c for c in DROPPED_COLUMNS if c in df.columns])
+    return df.assign(seconds=seconds / len(df), cell_dir=cell_dir)
+
+
+def _read_games(path: Path) -> dict[str, str]:
+    games: dict[str, str] = {}
+    if path.exists():
+        for block in path.read_text().split("\n" + GAME_HEADER):
+            name, _, text = block.removeprefix(GAME_HEADER).partition("\n")
+            if name:
+                games[name] = text.rstrip("\n")
+    return games
+
+
+def read_published(experiment_dir: Path) -> tuple[pd.DataFrame, dict[str, dict], dict[str, str]]:
+    """A published experiment: its rows, each cell's meta and each cell's best game, from the
+    packed files and from any cell folders an older publish left there."""
+    parts, games = [], _read_games(experiment_dir / PACKED_GAMES)
+    if (experiment_dir / PACKED_RESULTS).exists():
+        parts.append(pd.read_parquet(experiment_dir / PACKED_RESULTS))
+    for results in sorted(experiment_dir.glob("*/results.parquet")):
+        parts.append(pd.read_parquet(results).assign(cell_dir=results.parent.name))
+        if (results.parent / "best_game.txt").exists():
+            games[results.parent.name] = (results.parent / "best_game.txt").read_text().rstrip()
+    rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return rows, cell_metas(experiment_dir), games
+
+
+def write_published(
+    experiment_dir: Path, rows: pd.DataFrame, metas: dict[str, dict], games: dict[str, str]
+) -> None:
+    """Write one experiment's packed files, and remove the cell folders they replace."""
+    experiment_dir.mkdir(parents=True, exist_ok=True)
+    cells = sorted(metas)
+    write_compact(rows, experiment_dir / PACKED_RESULTS)
+    lines = [json.dumps({"cell_dir": c, **metas[c]}, separators=(",", ":")) for c in cells]
+    (experiment_dir / PACKED_CELLS).write_text("\n".join(lines) + "\n")
+    text = "".join(f"{GAME_HEADER}{c}\n{games[c]}\n\n" for c in cells if c in games)
+    (experiment_dir / PACKED_GAMES).write_text(text)
+    for folder in experiment_dir.iterdir():
+        if folder.is_dir() and (folder / "meta.json").exists():
+            shutil.rmtree(folder)
+
+
 def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
-    """Copy every finished cell of ``outputs/<scale>`` into ``target`` (replacing a published
+    """Pack every finished cell of ``outputs/<scale>`` into ``target`` (replacing a published
     copy of the same cell, keeping the others) and rewrite ``RUNS.md`` from everything
     ``target`` then holds; return one row per cell copied."""
-    copied = []
+    finished: dict[str, list[Path]] = {}
     for results in sorted((outputs / scale).glob("*/*/results.parquet")):
-        cell_dir = results.parent
-        experiment = cell_dir.parent.name
-        out = target / experiment / cell_dir.name
-        out.mkdir(parents=True, exist_ok=True)
-        df = pd.read_parquet(results)
-        if "kind" in df.columns:  # hook (matches): per-move lists dropped, each match's time kept
-            df = df.drop(columns=["seconds", "playouts"]).assign(seconds=df["wall_seconds"])
-        seconds = float(df["seconds"].sum())
-        df = df.drop(columns=[c for c in DROPPED_COLUMNS if c in df.columns])
-        df["seconds"] = seconds / len(df)
-        write_compact(df, out / "results.parquet")
-        for name in ("meta.json", "best_game.txt"):
-            if (cell_dir / name).exists():
-                shutil.copy(cell_dir / name, out / name)
-        copied.append(_run_row(out))
-    table = pd.DataFrame([_run_row(p.parent) for p in sorted(target.glob("*/*/meta.json"))])
+        finished.setdefault(results.parent.parent.name, []).append(results.parent)
+    # Experiments an older version published as one folder per cell are packed as well.
+    for folder in sorted(target.glob("*/")):
+        if folder.name not in finished and any(folder.glob("*/meta.json")):
+            write_published(folder, *read_published(folder))
+    copied = []
+    for experiment, cell_dirs in finished.items():
+        rows, metas, games = read_published(target / experiment)
+        names = {c.name for c in cell_dirs}
+        parts = [rows[~rows["cell_dir"].isin(names)]] if len(rows) else []
+        for cell_dir in cell_dirs:
+            parts.append(compact_rows(pd.read_parquet(cell_dir / "results.parquet"), cell_dir.name))
+            metas[cell_dir.name] = json.loads((cell_dir / "meta.json").read_text())
+            game = cell_dir / "best_game.txt"
+            if game.exists():
+                games[cell_dir.name] = game.read_text().rstrip()
+            else:
+                games.pop(cell_dir.name, None)
+        rows = pd.concat(parts, ignore_index=True)
+        write_published(target / experiment, rows, metas, games)
+        copied += [r for r in _run_rows(target / experiment) if r["cell"] in names]
+    table = pd.DataFrame([r for folder in sorted(target.glob("*/")) for r in _run_rows(folder)])
     if len(table):
         lines = [
             f"# Published results ({scale} scale)",
@@ -90,22 +186,30 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
     return pd.DataFrame(copied)
 
 
-def _run_row(cell_dir: Path) -> dict:
-    """One line of RUNS.md: a published cell's provenance, read from its own files."""
-    meta = json.loads((cell_dir / "meta.json").read_text())
-    df = pd.read_parquet(cell_dir / "results.parquet", columns=["seconds"])
-    dirty = "+" if meta.get("git_dirty") else ""
-    return {
-        "experiment": cell_dir.parent.name,
-        "cell": cell_dir.name,
-        "searches": len(df),
-        "reduced": reduced_overrides(meta),
-        "commit": (meta.get("git_commit") or "unknown")[:10] + dirty,
-        "cpu": meta.get("cpu"),
-        "cores": meta.get("cores"),
-        "finished": meta.get("finished"),
-        "seconds": float(df["seconds"].sum()),
-    }
+def _run_rows(experiment_dir: Path) -> list[dict]:
+    """The lines of RUNS.md for one published experiment: each cell's provenance."""
+    if not (experiment_dir / PACKED_CELLS).exists():
+        return []
+    metas = cell_metas(experiment_dir)
+    df = pd.read_parquet(experiment_dir / PACKED_RESULTS, columns=["cell_dir", "seconds"])
+    per_cell = df.groupby("cell_dir")["seconds"].agg(["size", "sum"])
+    rows = []
+    for cell, meta in sorted(metas.items()):
+        dirty = "+" if meta.get("git_dirty") else ""
+        rows.append(
+            {
+                "experiment": experiment_dir.name,
+                "cell": cell,
+                "searches": int(per_cell.loc[cell, "size"]) if cell in per_cell.index else 0,
+                "reduced": reduced_overrides(meta, experiment_dir.name),
+                "commit": (meta.get("git_commit") or "unknown")[:10] + dirty,
+                "cpu": meta.get("cpu"),
+                "cores": meta.get("cores"),
+                "finished": meta.get("finished"),
+                "seconds": float(per_cell.loc[cell, "sum"]) if cell in per_cell.index else 0.0,
+            }
+        )
+    return rows
 
 
 def main(argv=None) -> int:

@@ -1,5 +1,6 @@
-"""Publishing results: RUNS.md lists every published cell, and a run made smaller than its scale
-on the command line is said beside each of its results."""
+"""Publishing results: each experiment packed into three files, RUNS.md lists every published
+cell, and a run made smaller than its scale on the command line is said beside each of its
+results."""
 
 import json
 
@@ -7,15 +8,16 @@ import pandas as pd
 
 from analysis.__main__ import mark_reduced, reduced_runs
 from analysis.common import Claim, Context
-from analysis.publish import publish, reduced_overrides
+from analysis.publish import cell_metas, publish, read_published, reduced_overrides
 
 
-def make_cell(root, experiment, cell, n, overrides=None):
+def make_cell(root, experiment, cell, n, overrides=None, score=1):
     folder = root / experiment / cell
     folder.mkdir(parents=True)
-    pd.DataFrame({"search": range(n), "score": [1] * n, "seconds": [0.5] * n}).to_parquet(
-        folder / "results.parquet"
-    )
+    pd.DataFrame(
+        {"cell": cell, "search": range(n), "score": [score] * n, "seconds": [0.5] * n}
+    ).to_parquet(folder / "results.parquet")
+    (folder / "best_game.txt").write_text(f"game g, score {score}\n+--+\n|{cell}|\n")
     meta = {"git_commit": "abcdef0123456789", "git_dirty": False, "finished": "now"}
     if overrides is not None:
         meta["overrides"] = overrides
@@ -28,6 +30,53 @@ def test_reduced_overrides_name_only_the_size_keys():
     assert reduced_overrides(meta) == "n_searches=3"
     assert reduced_overrides({"overrides": ["experiment=e", "memorize=true"]}) == ""
     assert reduced_overrides({}) == ""  # cells run before overrides were recorded
+
+
+def test_reduced_overrides_leave_out_what_the_experiment_sweeps():
+    # morpion_reflexive_table3 sweeps budget.playouts: each budget is a cell, not a reduction
+    table3 = {"overrides": ["budget.playouts=100", "experiment=morpion_reflexive_table3"]}
+    assert reduced_overrides(table3, "morpion_reflexive_table3") == ""
+    fig10 = {"overrides": ["experiment=morpion_fig10", "budget.seconds=40.96", "n_searches=10"]}
+    assert reduced_overrides(fig10, "morpion_fig10") == "budget.seconds=40.96 n_searches=10"
+
+
+def test_an_experiment_is_packed_into_three_files_that_keep_every_cell(tmp_path):
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    for i in range(3):
+        make_cell(outputs / "paper", "exp", f"a={i}", 2 + i, score=10 + i)
+    publish(outputs, "paper", target)
+    assert sorted(p.name for p in (target / "exp").iterdir()) == [
+        "best_games.txt",
+        "cells.jsonl",
+        "results.parquet",
+    ]
+    rows, metas, games = read_published(target / "exp")
+    assert rows.groupby("cell_dir")["score"].agg(["size", "first"]).to_dict("index") == {
+        "a=0": {"size": 2, "first": 10},
+        "a=1": {"size": 3, "first": 11},
+        "a=2": {"size": 4, "first": 12},
+    }
+    assert set(metas) == {"a=0", "a=1", "a=2"} and metas["a=1"]["git_commit"].startswith("abc")
+    assert games["a=2"] == "game g, score 12\n+--+\n|a=2|"
+    # a cell run again replaces its published copy; the others stay
+    (outputs / "paper" / "exp").rename(tmp_path / "old")
+    make_cell(outputs / "paper", "exp", "a=1", 5, score=20)
+    publish(outputs, "paper", target)
+    rows, metas, games = read_published(target / "exp")
+    assert rows.groupby("cell_dir").size().to_dict() == {"a=0": 2, "a=1": 5, "a=2": 4}
+    assert (rows[rows["cell_dir"] == "a=1"]["score"] == 20).all() and "score 20" in games["a=1"]
+    assert cell_metas(target / "exp").keys() == metas.keys()
+
+
+def test_cells_published_one_folder_each_are_packed_on_the_next_publish(tmp_path):
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    (outputs / "paper").mkdir(parents=True)
+    make_cell(target, "older", "b=1", 3, ["experiment=older", "n_searches=3"], score=7)
+    publish(outputs, "paper", target)
+    assert not (target / "older" / "b=1").exists()
+    rows, metas, games = read_published(target / "older")
+    assert len(rows) == 3 and set(rows["cell_dir"]) == {"b=1"} and "score 7" in games["b=1"]
+    assert "| older | b=1 | 3 | n_searches=3 |" in (target / "RUNS.md").read_text()
 
 
 def test_publishing_again_keeps_the_cells_published_before(tmp_path):

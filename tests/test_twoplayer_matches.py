@@ -207,8 +207,8 @@ def test_published_match_cells_give_the_same_claims(quick_outputs, tmp_path):
     target = tmp_path / "published"
     args = ("--outputs", str(quick_outputs), "--scale", "quick", "--to", str(target))
     run_python("-m", "analysis.publish", *args)
-    cell = next((target / "twoplayer_paper_time").glob("*/results.parquet"))
-    assert {"moves", "playouts"}.isdisjoint(pd.read_parquet(cell).columns)
+    packed = target / "twoplayer_paper_time" / "results.parquet"
+    assert {"moves", "playouts"}.isdisjoint(pd.read_parquet(packed).columns)
     run_python("-m", "analysis", "--from", str(target), "--scale", "quick")
     run_python("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
 

@@ -48,9 +48,18 @@ def read_results(paths: Iterable[Path], columns: list[str] | None = None) -> pd.
     return df.drop_duplicates(list(IDENTITY_COLUMNS)).reset_index(drop=True)
 
 
+def experiment_result_files(folder: Path) -> list[Path]:
+    """The result files of one experiment folder: ``<folder>/<cell>/results.parquet`` for each
+    finished cell, and ``<folder>/results.parquet`` where a published copy packs its cells into
+    one file (``analysis.publish``)."""
+    folder = Path(folder)
+    packed = folder / "results.parquet"
+    return sorted(folder.glob("*/results.parquet")) + ([packed] if packed.exists() else [])
+
+
 def experiment_results(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """Every finished cell of one experiment folder (``<folder>/<cell>/results.parquet``)."""
-    return read_results(sorted(Path(folder).glob("*/results.parquet")), columns)
+    """Every finished cell of one experiment folder, packed or not."""
+    return read_results(experiment_result_files(folder), columns)
 
 
 def all_results(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:
