@@ -5,6 +5,7 @@ import os
 import platform
 import socket
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,17 @@ def provenance() -> dict[str, Any]:
         "host": socket.gethostname(),
         "platform": platform.platform(),
         "overrides": hydra_overrides(),
+        "command_line": command_line(),
     }
+
+
+def command_line() -> list[str] | None:
+    """The overrides typed on the command line (a sweep's lists unexpanded), or None outside a
+    Hydra job: they tell a run made smaller than its experiment's scale (``n_searches=3``, a
+    subset of the problems it sweeps) from one that ran as configured."""
+    if hydra_overrides() is None:
+        return None
+    return [a for a in sys.argv[1:] if "=" in a and not a.startswith("-")]
 
 
 def hydra_overrides() -> list[str] | None:
