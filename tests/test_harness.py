@@ -90,6 +90,14 @@ def test_cell_writes_results_and_metadata(tmp_path):
     assert meta["config"]["level"] == 2 and meta["n_done"] == 30 and meta["finished"]
     assert meta["versions"]["numba"] and meta["cpu"]
     assert len(meta["git_commit"] or "") in (0, 40)
+    # the command line as typed, beside the job's overrides (what publish reads a reduction from)
+    assert meta["command_line"] == [
+        "level=2",
+        "n_searches=30",
+        "progress=false",
+        f"hydra.run.dir={out}",
+    ]
+    assert "n_searches=30" in meta["overrides"]
 
 
 def _chunks(folder):

@@ -395,3 +395,22 @@ def test_quick_table2_and_effort_through_run_py_and_report(tmp_path):
     bad = run_python("run.py", "algo=fc", "game=morpion", "budget.seconds=1", check=False)
     assert bad.returncode == 2
     assert bad.stderr.strip() == "run.py: error: algo=fc is for game=sudoku, not game=morpion"
+
+
+def test_the_peak_of_the_effort_curve_comes_with_a_bootstrap_interval():
+    import pandas as pd
+
+    from analysis.sudoku import peak_interval
+
+    rng = np.random.default_rng(1)
+    fractions = [0.55, 0.6, 0.65, 0.7, 0.75]
+    centre = {0.55: 1e3, 0.6: 1e4, 0.65: 1e6, 0.7: 1e4, 0.75: 1e3}
+    clear = pd.DataFrame(
+        [(f, centre[f] * rng.uniform(0.9, 1.1)) for f in fractions for _ in range(10)],
+        columns=["empty_fraction", "playouts"],
+    )
+    assert peak_interval(clear, np.random.default_rng(0)) == (0.65, 0.65, 0.65)
+    # the same effort everywhere up to noise: the peak could be anywhere
+    flat = clear.assign(playouts=rng.lognormal(0, 2, len(clear)))
+    _, low, high = peak_interval(flat, np.random.default_rng(0))
+    assert low <= 0.6 and high >= 0.7
