@@ -29,12 +29,21 @@ def test_dask_workers_give_the_in_process_result(in_process, workers):
     res = parallel_search("leftmove", state0, seed=3, level=2, top_width=2, workers=workers)
     assert res.stopped == "finished" and res.score == expected.score
     assert np.array_equal(res.moves, expected.moves) and res.playouts == expected.playouts
+    assert res.playout_moves == expected.playout_moves
 
 
 def test_the_result_is_a_complete_game_with_its_score(in_process):
     state0, res = in_process
     assert len(res.moves) == 24 and replayed_score(state0, res.moves) == res.score
     assert res.steps == 24
+
+
+def test_the_remote_searches_count_playouts_and_their_moves():
+    # Level 1 on a depth-n binary tree: at step k two children, each with one playout of
+    # n - k - 1 moves: 2n playouts, n(n - 1) moves, as the sequential search counts them.
+    n = 12
+    res = parallel_search("leftmove", leftmove.make_state(depth=n), seed=0, level=1, workers=0)
+    assert (res.playouts, res.playout_moves) == (2 * n, n * (n - 1))
 
 
 def test_another_seed_gives_another_search(in_process):

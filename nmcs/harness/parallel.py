@@ -31,11 +31,11 @@ from nmcs.search.registry import ConfigError
 
 def remote_search(game: str, level: int, algo: str, options: dict, state, seed: int):
     """Algorithm 4: the lower-level search of one child position; returns its best game as
-    (score, moves, playouts)."""
+    (score, moves, playouts, playout_moves)."""
     res = search_batch(
         game, state, np.array([seed], np.uint64), algo=algo, level=level, workers=1, **options
     )
-    return int(res.score[0]), res.moves[0], int(res.playouts[0])
+    return int(res.score[0]), res.moves[0], int(res.playouts[0]), int(res.playout_moves[0])
 
 
 def parallel_search(
@@ -146,8 +146,7 @@ def dask_batch(
     address: str | None = None,
 ) -> BatchResult:
     """The searches of ``seeds``, one after the other, each spread over Dask workers (the
-    master here); the same results whatever ``workers`` and ``address``. ``playout_moves`` is
-    not counted by the remote searches (0)."""
+    master here); the same results whatever ``workers`` and ``address``."""
     top_width, lower_algo, lower_options = dask_plan(algo, level, memorize, memorize_from, options)
     lower = partial(remote_search, game, level - 1, lower_algo, lower_options)
     remote_search(game, 0, lower_algo, lower_options, state0, 0)  # warm the cache here first
@@ -163,7 +162,7 @@ def dask_batch(
         score=np.array([r.score for r, _ in found], np.int64),
         length=np.array([len(r.moves) for r, _ in found], np.int64),
         playouts=np.array([r.playouts for r, _ in found], np.int64),
-        playout_moves=np.zeros(len(found), np.int64),
+        playout_moves=np.array([r.playout_moves for r, _ in found], np.int64),
         seconds=np.array([t for _, t in found], np.float64),
         moves=[np.asarray(r.moves, np.int32) for r, _ in found],
         trace=[np.zeros((0, 3)) for _ in found],

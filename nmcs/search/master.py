@@ -5,8 +5,9 @@ game it found.
 
 ``master_search(game, state0, seed, top_width, lower, executor, ...)`` runs the top level of a
 beam search of width ``top_width`` (``top_width = 1``: the top level of NMCS with memorization,
-i.e. root-parallel NMCS). ``lower(state, seed) -> (score, moves, playouts)`` is the lower-level
-search, run by ``executor`` (``nmcs.search.executors``: in this process, or on Dask workers).
+i.e. root-parallel NMCS). ``lower(state, seed) -> (score, moves, playouts, playout_moves)`` is
+the lower-level search, run by ``executor`` (``nmcs.search.executors``: in this process, or on
+Dask workers).
 
 Results do not depend on the executor or the number of workers: each child's search is seeded
 from its place in the tree (the search seed, the step, the child's index in the step), and the
@@ -33,6 +34,7 @@ class MasterResult:
     score: int
     moves: np.ndarray
     playouts: int
+    playout_moves: int  # moves played inside the children's playouts
     seconds: float
     steps: int
     stopped: str  # "finished", "seconds", "playouts" or "score"
@@ -71,7 +73,7 @@ def master_search(
     legal = np.empty(int(game.max_branching(state0)), np.int32)
     beam = [_Entry(state0.copy(), np.empty(0, np.int32), 0, None)]
     best: _Entry | None = None
-    playouts = 0
+    playouts = playout_moves = 0
     trace = []
     stopped = "finished"
     step = 0
@@ -104,9 +106,10 @@ def master_search(
         searched = 0.0
         for c, (found, seconds) in executor.as_completed(futures):
             searched += seconds
-            for j, (score, moves, used) in zip(chunks[c], found, strict=True):
+            for j, (score, moves, used, used_moves) in zip(chunks[c], found, strict=True):
                 results[j] = (int(score), np.asarray(moves, np.int32))
                 playouts += int(used)
+                playout_moves += int(used_moves)
                 b, move, _ = jobs[j]
                 parent = beam[b]
                 if best is None or results[j][0] > best.score:
@@ -136,6 +139,7 @@ def master_search(
         score=best.score,
         moves=best.game,
         playouts=playouts,
+        playout_moves=playout_moves,
         seconds=time.perf_counter() - start,
         steps=step,
         stopped=stopped,
