@@ -179,7 +179,14 @@ def analyze(ctx: Context) -> list[Claim]:
                 f"{paper['seconds']['l2m']} s vs {paper['seconds']['l2']} s",
             )
         if {l1m, l2m} <= set(tot.index):
-            a, b = tot.loc[l2m, "seconds"], tot.loc[l1m, "seconds"]
+            # "Not beneficial": level 2 needs at least level 1's effort, i.e. the ratio of their
+            # playouts on the same problems is >= 1. Counts to a solution are heavy-tailed (a
+            # failed level-2 search costs some 20,000 playouts), so the verdict follows the
+            # ratio's bootstrap interval, not the two totals.
+            a, b = per_problem(l2m), per_problem(l1m)
+            common = sorted(set(a["problem"]) & set(b["problem"]))
+            a, b = a[a["problem"].isin(common)], b[b["problem"].isin(common)]
+            low, high = bootstrap_ratio(a["playouts"], b["playouts"], rng)
             claims.append(
                 Claim(
                     SECTION,
@@ -187,8 +194,10 @@ def analyze(ctx: Context) -> list[Claim]:
                     + rule
                     + " (investigation: docs/investigations/sudoku_stop_rule.md)",
                     f"{paper['seconds']['l2m']} s vs {paper['seconds']['l1m']} s",
-                    f"{a:.2f} s vs {b:.2f} s",
-                    "agrees" if a >= b else "differs",
+                    f"{a['seconds'].sum():.2f} s vs {b['seconds'].sum():.2f} s on "
+                    f"{len(common)} problems; playout ratio "
+                    f"{a['playouts'].sum() / b['playouts'].sum():.2f} [{low:.2f}, {high:.2f}]",
+                    verdict_sign(low - 1, high - 1),
                     cmd,
                 )
             )

@@ -108,11 +108,14 @@ class Search:
             moves.append((cell, v))
             n += 1
         if n == CELLS and self.first_full is None:
+            # the three rules draw alike up to here, so this is also the "playout" rule's count
             self.first_full = self.playouts
         return n, moves
 
     def nested(self, dom, sizes, n, level):
         """One level-``level`` search from the position (modified in place): (score, moves)."""
+        # Under "playout" a filled grid is only ever returned by the playout that filled it (or
+        # by a search passing that playout up), so returning at once stops everything there.
         stops = self.stop == "playout" or (self.stop == "lower" and level >= 2)
         played, best_score, best, i = [], -1, [], 0
         while True:
