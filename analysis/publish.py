@@ -56,22 +56,19 @@ def swept_keys(experiment: str) -> set[str]:
 
 def reduced_overrides(meta: dict, experiment: str = "") -> str:
     """The command-line overrides that made a cell's run smaller than (or different from) its
-    experiment's scale: its size or budget (``n_searches=3``, ``budget.seconds=40.96``), or
-    another list for a key the experiment sweeps (``game.problem_seed=range(0,10)``). "" if
-    none, or if the cell was run before ``meta.json`` recorded overrides. Cells run before
-    ``command_line`` was recorded are judged on their job's overrides, which hold the sweep's
-    values: there a key the experiment sweeps names the cell and is not a reduction."""
+    experiment's scale: its size or budget (``n_searches=3``, ``budget.seconds=40.96``), unless
+    the experiment sweeps that key itself (then each value is a cell of its own). "" if none,
+    or if the cell was run before ``meta.json`` recorded overrides. Read from the command line
+    as typed where it was recorded, else from the job's overrides. (A sweep over fewer values
+    than the experiment's leaves cells out; that does not change the cells that ran, and the
+    claims say how many they read.)"""
     swept = swept_keys(experiment) if experiment else set()
-
-    def key(override: str) -> str:
-        return override.split("=", 1)[0].lstrip("+~")
-
-    if meta.get("command_line") is not None:
-        picked = [o for o in meta["command_line"] if key(o) in SIZE_KEYS or key(o) in swept]
-    else:
-        overrides = meta.get("overrides") or []
-        picked = [o for o in overrides if key(o) in SIZE_KEYS and key(o) not in swept]
-    return " ".join(picked)
+    typed = meta.get("command_line")
+    overrides = typed if typed is not None else meta.get("overrides") or []
+    keys = [o.split("=", 1)[0].lstrip("+~") for o in overrides]
+    return " ".join(
+        o for o, k in zip(overrides, keys, strict=True) if k in SIZE_KEYS and k not in swept
+    )
 
 
 def cell_metas(experiment_dir: Path) -> dict[str, dict]:

@@ -38,14 +38,14 @@ def test_reduced_overrides_leave_out_what_the_experiment_sweeps():
     assert reduced_overrides(table3, "morpion_reflexive_table3") == ""
     fig10 = {"overrides": ["experiment=morpion_fig10", "budget.seconds=40.96", "n_searches=10"]}
     assert reduced_overrides(fig10, "morpion_fig10") == "budget.seconds=40.96 n_searches=10"
-    # the command line as typed: a subset of what the experiment sweeps is a reduction too
-    effort = {
-        "overrides": ["game.problem_seed=10003", "sudoku_method=fc"],
+    # read from the command line as typed where it was recorded
+    typed = {
+        "overrides": ["game.problem_seed=10003", "sudoku_method=fc", "n_searches=1"],
         "command_line": ["experiment=sudoku_effort", "game.problem_seed=range(10000,10010)"],
     }
-    assert reduced_overrides(effort, "sudoku_effort") == "game.problem_seed=range(10000,10010)"
-    effort["command_line"] = ["experiment=sudoku_effort", "scale=paper"]
-    assert reduced_overrides(effort, "sudoku_effort") == ""
+    assert reduced_overrides(typed, "sudoku_effort") == ""
+    typed["command_line"].append("budget.playouts=1000")
+    assert reduced_overrides(typed, "sudoku_effort") == "budget.playouts=1000"
 
 
 def test_an_experiment_is_packed_into_three_files_that_keep_every_cell(tmp_path):

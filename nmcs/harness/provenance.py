@@ -61,8 +61,8 @@ def provenance() -> dict[str, Any]:
 
 def command_line() -> list[str] | None:
     """The overrides typed on the command line (a sweep's lists unexpanded), or None outside a
-    Hydra job: they tell a run made smaller than its experiment's scale (``n_searches=3``, a
-    subset of the problems it sweeps) from one that ran as configured."""
+    Hydra job: the exact command, and what tells a run made smaller than its experiment's scale
+    (``n_searches=3``) from one that ran as configured."""
     if hydra_overrides() is None:
         return None
     return [a for a in sys.argv[1:] if "=" in a and not a.startswith("-")]
