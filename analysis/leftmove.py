@@ -450,7 +450,8 @@ def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> lis
                         Claim(
                             SECTION,
                             f"real time, memorization: level {hi} beats level {lo} by "
-                            f"about {value} points (read as within 0.5)",
+                            f"about {value} points (read as within 0.5; investigation: "
+                            "docs/investigations/leftmove_realtime.md)",
                             f"+{value}",
                             ours,
                             verdict_interval(low, high, value - 0.5, value + 0.5),
