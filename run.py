@@ -10,6 +10,7 @@ import sys
 
 import hydra
 
+from nmcs.harness import interrupt
 from nmcs.harness.cli import preflight, register, run_job
 
 register()
@@ -21,6 +22,7 @@ def main(cfg):
 
 
 if __name__ == "__main__":
+    interrupt.install()
     try:
         preflight(sys.argv[1:])
         main()

@@ -181,3 +181,27 @@ def test_prediction_interval_covers_one_new_run_95_percent_of_the_time():
     # Exact coverage 0.95; a 99.9% binomial band around it.
     half = 3.29 * np.sqrt(0.95 * 0.05 / trials)
     assert abs(hits / trials - 0.95) < half
+
+
+def test_a_ctrl_c_swallowed_by_a_callback_is_raised_again_before_the_next_chunk():
+    # numba's compiler calls back into Python from LLVM; a KeyboardInterrupt raised inside such a
+    # ctypes callback is printed and dropped. The handler records it, and check() raises it.
+    import os
+
+    from nmcs.harness import interrupt
+
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        interrupt.install()
+        interrupt.check()  # nothing came yet
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+        except KeyboardInterrupt:
+            pass  # what the callback does with it
+        with pytest.raises(KeyboardInterrupt):
+            interrupt.check()
+    finally:
+        interrupt._INTERRUPTED.clear()
+        signal.signal(signal.SIGINT, previous)

@@ -51,6 +51,7 @@ from tqdm.auto import tqdm
 
 from nmcs.games.twoplayer import protocol
 from nmcs.games.twoplayer.layout import COLS, ROWS
+from nmcs.harness import interrupt
 from nmcs.harness.provenance import now_iso, provenance
 from nmcs.search.registry import ConfigError
 from nmcs.search.twoplayer.match import play_match, run_matches, win_rate
@@ -399,6 +400,7 @@ def run_match_cell(cfg: DictConfig, out_dir: Path) -> pd.DataFrame:
     size, pos = workers, 0
     try:
         while pos < len(todo):
+            interrupt.check()  # a Ctrl-C that a compiler callback swallowed
             indices = todo[pos : pos + size]
             started = time.perf_counter()
             rows = run_matches(

@@ -38,6 +38,7 @@ from omegaconf import DictConfig, OmegaConf
 from tqdm.auto import tqdm
 
 from nmcs.games.registry import game as game_record
+from nmcs.harness import interrupt
 from nmcs.harness.batch import (
     BatchResult,
     algo_options_string,
@@ -286,6 +287,7 @@ def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
     pos = 0
     try:
         while pos < len(todo):
+            interrupt.check()  # a Ctrl-C that a compiler callback swallowed
             indices = todo[pos : pos + size]
             started = time.perf_counter()
             if cfg.parallel.backend == "dask":
