@@ -8,24 +8,33 @@ cost about 20 kB as its own folder: a parquet footer, a meta.json and a best gam
 
     <to>/<experiment>/results.parquet   every search of every cell, with a ``cell_dir`` column
                                         (the cell's folder name under outputs/)
-                     /cells.jsonl       one line per cell: {"cell_dir": ..., **its meta.json}
+                     /cells.jsonl.gz    one line per cell: {"cell_dir": ..., **its meta.json}
                      /best_games.txt    each cell's best game as text, under "## <cell_dir>"
 
 The rows keep scores, counts and anytime traces, since every figure and claim is drawn from
 those; the move lists and per-search seeds are dropped (both can be recomputed from the
 config), and ``seconds`` holds the cell's mean search time (the analyses use only means and sums
-of it; per-search times are noise that would make the copy ten times larger). ``meta.json``
-keeps the config, commit, machine and times. Publishing again replaces the cells it copies and
-keeps the others; cells published as folders by an older version are packed on the way.
+of it; per-search times are noise that would make the copy ten times larger). A cell of more
+than ``COUNTED_ABOVE`` searches whose rows repeat (the left-move cells of 100,000: the score
+is the only column that varies, over a few values) keeps them as counts: rows that differ only
+in their search index are stored once, with their number in ``count`` and search -1
+(``nmcs.harness.results`` expands them on reading). Its 100,000 scores then take a few
+hundred bytes, not the 20 kB of their entropy one row each: the analyses read distributions,
+and any one search can be recomputed from its config and index. ``meta.json`` keeps the config,
+commit, machine and times (compressed: its lines repeat one another). Publishing again replaces
+the cells it copies and keeps the others; experiments published by an older version (one folder
+per cell, or packed without counts) are packed again on the way.
 ``RUNS.md`` lists what was published: per experiment the cells, searches, commits, machines and
 dates.
 """
 
 import argparse
+import gzip
 import json
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pyarrow as pa
@@ -39,7 +48,10 @@ DROPPED_COLUMNS = ("moves", "search_seed")
 # Keys that set how many searches (matches) a cell has, or how long each may run, given on the
 # command line: they made a run smaller (or larger) than its experiment's scale.
 SIZE_KEYS = ("n_searches", "n_matches", "budget.seconds", "budget.playouts", "budget.ms")
-PACKED_RESULTS, PACKED_CELLS, PACKED_GAMES = "results.parquet", "cells.jsonl", "best_games.txt"
+PACKED_RESULTS, PACKED_CELLS, PACKED_GAMES = "results.parquet", "cells.jsonl.gz", "best_games.txt"
+OLD_PACKED_CELLS = "cells.jsonl"  # before it was compressed; read, and replaced on publish
+# A cell of more searches than this is published as counts of identical rows.
+COUNTED_ABOVE = 10_000
 GAME_HEADER = "## "
 EXPERIMENTS_DIR = Path(__file__).resolve().parents[1] / "conf" / "experiment"
 
@@ -75,11 +87,12 @@ def cell_metas(experiment_dir: Path) -> dict[str, dict]:
     """cell folder name -> its meta.json, for an experiment folder of outputs/ (one folder per
     cell) or of a published copy (packed in cells.jsonl)."""
     metas = {p.parent.name: json.loads(p.read_text()) for p in experiment_dir.glob("*/meta.json")}
-    packed = experiment_dir / PACKED_CELLS
-    if packed.exists():
-        for line in packed.read_text().splitlines():
-            meta = json.loads(line)
-            metas.setdefault(meta.pop("cell_dir"), meta)
+    for name, read in ((PACKED_CELLS, gzip.open), (OLD_PACKED_CELLS, open)):
+        if (experiment_dir / name).exists():
+            with read(experiment_dir / name, "rt") as lines:
+                for line in lines:
+                    meta = json.loads(line)
+                    metas.setdefault(meta.pop("cell_dir"), meta)
     return metas
 
 
@@ -95,6 +108,46 @@ def write_compact(df: pd.DataFrame, path: Path) -> None:
         compression_level=19,
         use_dictionary=[c for c in df.columns if c != "search"],
         column_encoding={"search": "DELTA_BINARY_PACKED"},
+        write_statistics=False,  # min/max per page: a third of the file for constant columns
+    )
+
+
+def counted(df: pd.DataFrame) -> pd.DataFrame:
+    """One cell's rows with those that differ only in their search index stored once: their
+    number in ``count``, search -1. Rows with a list column (an anytime trace) compare by its
+    contents."""
+    keys = [c for c in df.columns if c not in ("search", "count")]
+    hashable = df[keys].apply(lambda c: c.map(_hashable) if c.dtype == object else c)
+    groups = hashable.groupby(keys, dropna=False, sort=False).ngroup()
+    first = ~groups.duplicated()
+    counts = df["count"].groupby(groups).sum() if "count" in df.columns else groups.value_counts()
+    return df[first.to_numpy()].assign(search=-1, count=counts.reindex(groups[first]).to_numpy())
+
+
+def counted_if_smaller(df: pd.DataFrame) -> pd.DataFrame:
+    """One cell's rows, counted where that stores them in a tenth of the rows or fewer (a cell
+    of many searches that end alike); otherwise as they are, with their search indices."""
+    if len(df) <= COUNTED_ABOVE or (df["search"] < 0).any():
+        return df
+    rows = counted(df)
+    return rows if 10 * len(rows) <= len(df) else df
+
+
+def _hashable(value: Any) -> Any:
+    return value if value is None or isinstance(value, str) else tuple(value)
+
+
+def recounted(rows: pd.DataFrame) -> pd.DataFrame:
+    """Rows read from a published copy, with the cells of many searches that an older publish
+    kept one row per search counted now."""
+    if "count" not in rows.columns:
+        rows = rows.assign(count=1)
+    big = rows.groupby("cell_dir")["count"].transform("size") > COUNTED_ABOVE
+    if not big.any():
+        return rows
+    return pd.concat(
+        [rows[~big], *(counted_if_smaller(c) for _, c in rows[big].groupby("cell_dir"))],
+        ignore_index=True,
     )
 
 
@@ -104,7 +157,8 @@ def compact_rows(df: pd.DataFrame, cell_dir: str) -> pd.DataFrame:
         df = df.drop(columns=["seconds", "playouts"]).assign(seconds=df["wall_seconds"])
     seconds = float(df["seconds"].sum())
     df = df.drop(columns=[c for c in DROPPED_COLUMNS if c in df.columns])
-    return df.assign(seconds=seconds / len(df), cell_dir=cell_dir)
+    df = df.assign(seconds=seconds / len(df), cell_dir=cell_dir, count=1)
+    return counted_if_smaller(df)
 
 
 def _read_games(path: Path) -> dict[str, str]:
@@ -127,6 +181,7 @@ def read_published(experiment_dir: Path) -> tuple[pd.DataFrame, dict[str, dict],
         parts.append(pd.read_parquet(results).assign(cell_dir=results.parent.name))
         if (results.parent / "best_game.txt").exists():
             games[results.parent.name] = (results.parent / "best_game.txt").read_text().rstrip()
+    parts = [recounted(p) for p in parts if len(p)]
     rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     return rows, cell_metas(experiment_dir), games
 
@@ -139,7 +194,11 @@ def write_published(
     cells = sorted(metas)
     write_compact(rows, experiment_dir / PACKED_RESULTS)
     lines = [json.dumps({"cell_dir": c, **metas[c]}, separators=(",", ":")) for c in cells]
-    (experiment_dir / PACKED_CELLS).write_text("\n".join(lines) + "\n")
+    # mtime=0: the same cells give the same bytes, so a publish that changes nothing shows no diff
+    with open(experiment_dir / PACKED_CELLS, "wb") as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as packed:
+            packed.write(("\n".join(lines) + "\n").encode())
+    (experiment_dir / OLD_PACKED_CELLS).unlink(missing_ok=True)
     text = "".join(f"{GAME_HEADER}{c}\n{games[c]}\n\n" for c in cells if c in games)
     (experiment_dir / PACKED_GAMES).write_text(text)
     for folder in experiment_dir.iterdir():
@@ -154,9 +213,11 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
     finished: dict[str, list[Path]] = {}
     for results in sorted((outputs / scale).glob("*/*/results.parquet")):
         finished.setdefault(results.parent.parent.name, []).append(results.parent)
-    # Experiments an older version published as one folder per cell are packed as well.
+    # Experiments an older version published (one folder per cell, or packed without counts
+    # and compression) are packed again as well.
     for folder in sorted(target.glob("*/")):
-        if folder.name not in finished and any(folder.glob("*/meta.json")):
+        older = any(folder.glob("*/meta.json")) or (folder / OLD_PACKED_CELLS).exists()
+        if folder.name not in finished and older:
             write_published(folder, *read_published(folder))
     copied = []
     for experiment, cell_dirs in finished.items():
@@ -194,11 +255,13 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
 
 def _run_rows(experiment_dir: Path) -> list[dict]:
     """The lines of RUNS.md for one published experiment: each cell's provenance."""
-    if not (experiment_dir / PACKED_CELLS).exists():
+    if not any((experiment_dir / n).exists() for n in (PACKED_CELLS, OLD_PACKED_CELLS)):
         return []
     metas = cell_metas(experiment_dir)
-    df = pd.read_parquet(experiment_dir / PACKED_RESULTS, columns=["cell_dir", "seconds"])
-    per_cell = df.groupby("cell_dir")["seconds"].agg(["size", "sum"])
+    df = pd.read_parquet(experiment_dir / PACKED_RESULTS)
+    count = df["count"] if "count" in df.columns else 1
+    df = df.assign(size=count, seconds=df["seconds"] * count)
+    per_cell = df.groupby("cell_dir")[["size", "seconds"]].sum().rename(columns={"seconds": "sum"})
     rows = []
     for cell, meta in sorted(metas.items()):
         dirty = "+" if meta.get("git_dirty") else ""

@@ -3,12 +3,16 @@ cell, and a run made smaller than its scale on the command line is said beside e
 results."""
 
 import json
+import shutil
 
+import numpy as np
 import pandas as pd
 
+from analysis import publish as publish_module
 from analysis.__main__ import mark_reduced, reduced_runs
 from analysis.common import Claim, Context
 from analysis.publish import cell_metas, publish, read_published, reduced_overrides
+from nmcs.harness.results import experiment_results
 
 
 def make_cell(root, experiment, cell, n, overrides=None, score=1):
@@ -55,7 +59,7 @@ def test_an_experiment_is_packed_into_three_files_that_keep_every_cell(tmp_path)
     publish(outputs, "paper", target)
     assert sorted(p.name for p in (target / "exp").iterdir()) == [
         "best_games.txt",
-        "cells.jsonl",
+        "cells.jsonl.gz",
         "results.parquet",
     ]
     rows, metas, games = read_published(target / "exp")
@@ -74,6 +78,39 @@ def test_an_experiment_is_packed_into_three_files_that_keep_every_cell(tmp_path)
     assert rows.groupby("cell_dir").size().to_dict() == {"a=0": 2, "a=1": 5, "a=2": 4}
     assert (rows[rows["cell_dir"] == "a=1"]["score"] == 20).all() and "score 20" in games["a=1"]
     assert cell_metas(target / "exp").keys() == metas.keys()
+
+
+def test_a_cell_of_many_searches_that_end_alike_is_published_as_counts(tmp_path, monkeypatch):
+    monkeypatch.setattr(publish_module, "COUNTED_ABOVE", 20)
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    scores = np.random.default_rng(1).integers(0, 3, 100)
+    for cell, score in (("many", scores), ("distinct", np.arange(100)), ("few", scores[:20])):
+        folder = make_cell(outputs / "paper", "exp", cell, len(score))
+        rows = pd.read_parquet(folder / "results.parquet").assign(score=score)
+        rows.assign(trace=[[int(s)] for s in score]).to_parquet(folder / "results.parquet")
+    publish(outputs, "paper", target)
+    stored = pd.read_parquet(target / "exp" / "results.parquet")
+    sizes = stored.groupby("cell_dir").size().to_dict()
+    assert sizes == {"many": 3, "distinct": 100, "few": 20}  # distinct rows keep their index
+    assert (stored[stored["cell_dir"] == "many"]["search"] == -1).all()
+    read = experiment_results(target / "exp")
+    for cell, group in read.groupby("cell_dir"):
+        original = pd.read_parquet(outputs / "paper" / "exp" / cell / "results.parquet")
+        assert sorted(group["score"]) == sorted(original["score"])
+        assert sorted(map(list, group["trace"])) == sorted(map(list, original["trace"]))
+    assert "| exp | many | 100 |" in (target / "RUNS.md").read_text()
+    # a copy published before counts is counted on the next publish, to the same rows
+    again = tmp_path / "again"
+    (again / "exp").mkdir(parents=True)
+    expanded = read.drop(columns=["search"]).assign(
+        search=np.concatenate([np.arange(n) for n in read.groupby("cell_dir", sort=False).size()])
+    )
+    expanded.to_parquet(again / "exp" / "results.parquet")
+    (target / "exp" / "cells.jsonl.gz").rename(again / "exp" / "cells.jsonl.gz")
+    shutil.copy(target / "exp" / "best_games.txt", again / "exp")
+    publish_module.write_published(again / "exp", *read_published(again / "exp"))
+    republished = pd.read_parquet(again / "exp" / "results.parquet")
+    assert republished.groupby("cell_dir").size().to_dict() == sizes
 
 
 def test_cells_published_one_folder_each_are_packed_on_the_next_publish(tmp_path):

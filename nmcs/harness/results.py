@@ -6,6 +6,11 @@ search can sit in two folders: a sweep that names a default value (``level=3`` a
 ``level=3,memorize=true``), or a cell run again with a larger ``n_searches``. Every summary,
 table and figure reads results through ``read_results``, which keeps each (cell, search) once.
 
+A published copy (``analysis.publish``) stores a cell of many searches that end alike as
+counts: one row per distinct outcome, its number in ``count`` and search -1. Readers expand
+it into one row per search (search -1: the index was not kept), and only rows with a search
+index are checked for duplicates.
+
 A config key added after results exist is listed in ``ADDED_KEYS`` with the value that gives
 the old behaviour: at that value it stays out of a cell's identity (old cells keep their hash
 and resume), and readers fill it into tables written before it existed.
@@ -25,10 +30,15 @@ ADDED_COLUMNS = {**ADDED_KEYS, "parallel_backend": "none"}
 
 
 def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
+    present: set[str] = set()
     if columns is not None:
         present = set(pq.read_schema(path).names)
         columns = [c for c in columns if c in present]
+    if columns is not None and "count" in present:
+        columns.append("count")
     df = pd.read_parquet(path, columns=columns)
+    if "count" in df.columns:  # a published cell of many searches, stored as counts
+        df = df.loc[df.index.repeat(df["count"])].drop(columns="count").reset_index(drop=True)
     for key, value in ADDED_COLUMNS.items():
         if key not in df.columns:
             df[key] = value
@@ -45,7 +55,9 @@ def read_results(paths: Iterable[Path], columns: list[str] | None = None) -> pd.
     if not parts:
         return pd.DataFrame()
     df = pd.concat(parts, ignore_index=True)
-    return df.drop_duplicates(list(IDENTITY_COLUMNS)).reset_index(drop=True)
+    counted = df["search"] < 0  # from counts: no index to compare
+    repeated = df.duplicated(list(IDENTITY_COLUMNS)) & ~counted
+    return df[~repeated].reset_index(drop=True)
 
 
 def experiment_result_files(folder: Path) -> list[Path]:
