@@ -126,6 +126,9 @@ def test_ctrl_c_prints_one_line_and_keeps_the_chunks(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A child inherits an ignored SIGINT, and a test suite started in the background of a
+        # non-interactive shell (`make test &`) ignores it: give run.py the terminal's default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.time() + 120
     while not list((out / "chunks").glob("*.parquet")) and time.time() < deadline:
