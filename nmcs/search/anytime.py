@@ -1,10 +1,13 @@
-"""Pieces shared by the searches that run until a budget is spent (iterative NMCS, UCT): the
-improvement trace and a cheap seconds budget, plus the state copy every search uses.
+"""Pieces shared by the searches that run until a budget is spent (iterative NMCS, iterative
+beam search, UCT): the improvement trace, a cheap seconds budget, the restart loop of the
+iterative algorithms (``build_restarts``), and the state copy every search uses.
 
 The budget clock is a float64[4] array ``[start, last_check, stride, since_check]``: the clock
 is read every ``stride`` calls, and ``stride`` doubles while calls are shorter than 0.1 ms, so a
 search reads it about every 0.1 ms whatever one step costs.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -13,6 +16,9 @@ from nmcs.search.clock import now
 
 TRACE_SECONDS, TRACE_PLAYOUTS, TRACE_SCORE = 0, 1, 2
 _START, _LAST, _STRIDE, _SINCE = 0, 1, 2, 3
+NO_SCORE = -(2**62)  # below every score
+NO_TARGET = 2**62  # the target of a game without one: never reached
+PLAYOUTS, PLAYOUT_MOVES = 0, 1  # the entries of a search's ``stats`` counters
 
 
 @njit(cache=True, inline="always")
@@ -64,3 +70,77 @@ def record_improvement(trace, n_trace, clock, playouts, score):
     trace[row, TRACE_PLAYOUTS] = playouts
     trace[row, TRACE_SCORE] = score
     return row + 1
+
+
+def target_score_kernel(game):
+    """The game's ``target_score(state)`` (a score no game can beat: a solved Sudoku), or one
+    that returns NO_TARGET for a game without it."""
+    target_score = getattr(game, "target_score", None)
+    if target_score is not None:
+        return target_score
+
+    @njit
+    def no_target(state):
+        return NO_TARGET
+
+    return no_target
+
+
+class RestartWorkspace(NamedTuple):
+    """Buffers of an iterative search: the inner search's, its counters, and a copy of the
+    position and a move buffer for the search under way (the best game stays in ``seq``)."""
+
+    inner: tuple
+    stats: np.ndarray
+    scratch_state: np.ndarray
+    scratch_seq: np.ndarray
+
+
+def build_restarts(game, begin, once):
+    """The engine's ``run`` of an iterative algorithm, written once for every inner search:
+    searches repeated from the same position until ``params.max_seconds`` and/or
+    ``params.max_playouts`` are spent (0: no limit of that kind; one must be set) or a game
+    reaches the target score, keeping the best game and an improvement trace.
+
+    - ``begin(params, ws, clock)`` runs once before the first search (a search that can be cut
+      short takes its budget and clock here);
+    - ``once(state, params, rng, ws, seq)`` runs one search from ``state`` (a
+      ``RestartWorkspace``), plays its game on ``state``, writes its moves into ``seq`` and
+      returns ``(length, cut)``, ``cut`` True when the budget stopped it short (its best game
+      so far counts, and no search follows).
+
+    ``run`` plays the best game on the position and returns (its length, trace rows)."""
+    score = game.score
+    play = game.play
+    target_score = target_score_kernel(game)
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        clock = start_clock()
+        begin(params, ws, clock)
+        stats = ws.stats
+        best = NO_SCORE
+        best_len = 0
+        n_trace = 0
+        target = target_score(state)
+        while True:
+            copy_into(ws.scratch_state, state)
+            length, cut = once(ws.scratch_state, params, rng, ws, ws.scratch_seq)
+            s = score(ws.scratch_state)
+            if s > best:
+                best = s
+                best_len = length
+                seq[:length] = ws.scratch_seq[:length]
+                n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
+            if best >= target or cut:
+                break
+            if params.max_playouts > 0 and stats[PLAYOUTS] >= params.max_playouts:
+                break
+            if params.max_seconds > 0 and time_is_up(clock, params.max_seconds):
+                break
+        # The best game is the last improvement; replay it onto the position.
+        for j in range(best_len):
+            play(state, seq[j])
+        return best_len, n_trace
+
+    return run

@@ -4,8 +4,9 @@
 
 - ``new_workspace(state0, width)``: the buffers of a search whose beams hold at most ``width``
   positions, allocated once per worker;
-- ``iterative(...)``: beam searches repeated from the same position until a budget of seconds
-  and/or playouts is spent, keeping the best game and an anytime trace (for the time figures);
+- algo=iterative_beam: beam searches repeated from the same position until a budget of seconds
+  and/or playouts is spent, keeping the best game and an anytime trace (for the time figures;
+  the restart loop is ``nmcs.search.anytime.build_restarts``, shared with iterative NMCS);
 - ``beam(state, level, widths, rng, ws, seq, stats)``: a beam search of ``level`` from
   ``state``; level l >= 1 keeps a beam of at most ``widths[l - 1]`` positions, level 0 is one
   playout. It plays the best game found on ``state`` in place, writes its moves into ``seq`` and
@@ -58,8 +59,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
-from nmcs.search.nested import MAX_LEVEL, NO_SCORE, NO_TARGET, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.anytime import (
+    NO_SCORE,
+    PLAYOUT_MOVES,
+    PLAYOUTS,
+    RestartWorkspace,
+    build_restarts,
+    copy_into,
+    target_score_kernel,
+)
+from nmcs.search.nested import MAX_LEVEL
 from nmcs.search.registry import Algorithm, Settings, register
 from nmcs.search.rng import below
 
@@ -76,12 +85,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
     playout = game.playout
     max_moves = game.max_moves
     max_branching = game.max_branching
-    target_score = getattr(game, "target_score", None)
-    if target_score is None:
-
-        @njit
-        def target_score(state):
-            return NO_TARGET
+    target_score = target_score_kernel(game)
 
     @njit
     def new_workspace(state0, width):
@@ -302,49 +306,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
     for k in range(1, levels + 1):
         search = make_level(search, k)
 
-    @njit
-    def iterative(
-        state0,
-        level,
-        widths,
-        rng,
-        ws,
-        seq,
-        stats,
-        scratch_state,
-        scratch_seq,
-        max_seconds,
-        max_playouts,
-        trace,
-    ):
-        """Beam searches from ``state0`` repeated until ``max_seconds`` and/or ``max_playouts``
-        are spent (0: no limit of that kind; one must be set), keeping the best game in ``seq``
-        and an improvement trace; returns (its length, trace rows). A beam search that has
-        started finishes, so a budget can be overshot by one search (``nmcs.search.nested``
-        cuts its running search instead; the beam kernels do not check the budget yet)."""
-        clock = start_clock()
-        best = NO_SCORE
-        best_len = 0
-        n_trace = 0
-        target = target_score(state0)
-        while True:
-            copy_into(scratch_state, state0)
-            length = search(scratch_state, level, widths, rng, ws, scratch_seq, stats)
-            s = score(scratch_state)
-            if s > best:
-                best = s
-                best_len = length
-                seq[:length] = scratch_seq[:length]
-                n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
-            if best >= target:
-                break
-            if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
-                break
-            if max_seconds > 0 and time_is_up(clock, max_seconds):
-                break
-        return best_len, n_trace
-
-    return new_workspace, search, iterative
+    return new_workspace, search
 
 
 # ---------------------------------------------------------------- registry records
@@ -363,13 +325,6 @@ class IterativeBeamParams(NamedTuple):
     widths: np.ndarray
     max_seconds: float  # 0: no limit of that kind
     max_playouts: int
-
-
-class BeamWorkspace(NamedTuple):
-    beam: tuple  # the kernel's buffers (see the module docstring)
-    stats: np.ndarray
-    scratch_state: np.ndarray
-    scratch_seq: np.ndarray
 
 
 def beam_widths(level: int, beam) -> list[int]:
@@ -429,8 +384,9 @@ def iterative_beam_params(options, settings, kernels, state0):
     )
 
 
-def _builders(game, levels):
-    new_beam_workspace, beam, iterative = build_beam(game, levels)
+def _new_workspace(new_beam_workspace):
+    """The engine's ``new_workspace`` of both beam algorithms (``inner``: the kernel's
+    buffers, sized for the widest beam of the search)."""
 
     @njit
     def new_workspace(state0, params, stats):
@@ -439,49 +395,39 @@ def _builders(game, levels):
             width = max(width, params.widths[k])
         kernel_ws = new_beam_workspace(state0, width)
         seq_len = kernel_ws[6].shape[1]  # cbuf: max moves + 1
-        return BeamWorkspace(kernel_ws, stats, np.empty_like(state0), np.empty(seq_len, np.int32))
+        scratch_seq = np.empty(seq_len, np.int32)
+        return RestartWorkspace(kernel_ws, stats, np.empty_like(state0), scratch_seq)
 
-    return new_workspace, beam, iterative
+    return new_workspace
 
 
 def build_beam_search(game, levels: int):
     """``(new_workspace, run)`` of algo=beam for the engine."""
-    new_workspace, beam, _ = _builders(game, levels)
+    new_beam_workspace, beam = build_beam(game, levels)
 
     @njit
     def run(state, params, rng, ws, seq, trace):
-        return beam(state, params.level, params.widths, rng, ws.beam, seq, ws.stats), 0
+        return beam(state, params.level, params.widths, rng, ws.inner, seq, ws.stats), 0
 
-    return new_workspace, run
+    return _new_workspace(new_beam_workspace), run
 
 
 def build_iterative_beam_search(game, levels: int):
-    """``(new_workspace, run)`` of algo=iterative_beam for the engine."""
-    new_workspace, _, iterative = _builders(game, levels)
-    play = game.play
+    """``(new_workspace, run)`` of algo=iterative_beam for the engine: beam searches restarted
+    (``build_restarts``). A beam search that has started finishes, so a budget can be overshot
+    by one search (iterative NMCS cuts its running search instead; the beam kernels do not
+    check the budget)."""
+    new_beam_workspace, beam = build_beam(game, levels)
 
     @njit
-    def run(state, params, rng, ws, seq, trace):
-        length, n_trace = iterative(
-            state,
-            params.level,
-            params.widths,
-            rng,
-            ws.beam,
-            seq,
-            ws.stats,
-            ws.scratch_state,
-            ws.scratch_seq,
-            params.max_seconds,
-            params.max_playouts,
-            trace,
-        )
-        # The best game is the last improvement; replay it onto the position.
-        for j in range(length):
-            play(state, seq[j])
-        return length, n_trace
+    def begin(params, ws, clock):
+        pass
 
-    return new_workspace, run
+    @njit
+    def once(state, params, rng, ws, seq):
+        return beam(state, params.level, params.widths, rng, ws.inner, seq, ws.stats), False
+
+    return _new_workspace(new_beam_workspace), build_restarts(game, begin, once)
 
 
 BEAM = register(

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.search.nested import PLAYOUTS
+from nmcs.search.anytime import PLAYOUTS
 from nmcs.search.registry import Algorithm, Settings, register
 
 

@@ -14,8 +14,9 @@ must run, and returns jitted functions:
   that returns a score and no sequence: level 1 then follows only its best child of each step.
   The search plays on ``state`` in place, writes the moves it played into ``seq`` and returns
   their number; the score is ``game.score(state)`` afterwards;
-- ``iterative(...)``: nested searches repeated from the same position until a budget of seconds
-  and/or playouts is spent, keeping the best and an anytime trace.
+- algo=iterative: nested searches repeated from the same position until a budget of seconds
+  and/or playouts is spent, keeping the best and an anytime trace (the restart loop is
+  ``nmcs.search.anytime.build_restarts``, shared with iterative beam search).
 
 A game may define ``target_score(state)``, a score no game can beat (a solved Sudoku). A search
 then stops as soon as one of its playouts or lower searches reaches it and returns that game
@@ -64,15 +65,23 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
+from nmcs.search.anytime import (
+    NO_SCORE,
+    NO_TARGET,
+    PLAYOUT_MOVES,
+    PLAYOUTS,
+    RestartWorkspace,
+    build_restarts,
+    copy_into,
+    start_clock,
+    target_score_kernel,
+    time_is_up,
+)
 from nmcs.search.registry import Algorithm, Settings, register
 from nmcs.search.rng import below
 
 MAX_LEVEL = 6
 NEVER_MEMORIZE = MAX_LEVEL + 1  # the ``memorize`` argument of a search that never memorizes
-NO_SCORE = -(2**62)
-NO_TARGET = 2**62
-PLAYOUTS, PLAYOUT_MOVES = 0, 1
 
 
 class NestedWorkspace(NamedTuple):
@@ -101,12 +110,7 @@ def build_nested(game, levels: int = MAX_LEVEL):
     playout = game.playout
     max_moves = game.max_moves
     max_branching = game.max_branching
-    target_score = getattr(game, "target_score", None)
-    if target_score is None:
-
-        @njit
-        def target_score(state):
-            return NO_TARGET
+    target_score = target_score_kernel(game)
 
     @njit
     def new_workspace(state0, stats):
@@ -305,54 +309,7 @@ def build_nested(game, levels: int = MAX_LEVEL):
     for k in range(2, levels + 1):
         nested = make_level(nested, k)
 
-    @njit
-    def iterative(
-        state0,
-        level,
-        memorize,
-        rng,
-        ws,
-        seq,
-        scratch_state,
-        scratch_seq,
-        max_seconds,
-        max_playouts,
-        trace,
-    ):
-        """Repeat nested searches from state0 until the budget is spent (max_seconds <= 0 and
-        max_playouts <= 0 mean no limit of that kind; at least one must be set). Writes the best
-        sequence into seq and an improvement trace (seconds, playouts, score) into trace; returns
-        (length of the best sequence, number of trace rows). The search running when the budget
-        is spent is cut short (its best game so far counts), so the budget is overshot by at
-        most one playout."""
-        stats = ws.stats
-        clock = start_clock()
-        ws.budget[0] = max_seconds
-        ws.budget[1] = max_playouts
-        ws.clock[:] = clock
-        ws.cut[0] = False
-        best = NO_SCORE
-        best_len = 0
-        n_trace = 0
-        target = target_score(state0)
-        while True:
-            copy_into(scratch_state, state0)
-            length = nested(scratch_state, level, memorize, rng, ws, scratch_seq)
-            s = score(scratch_state)
-            if s > best:
-                best = s
-                best_len = length
-                seq[:length] = scratch_seq[:length]
-                n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
-            if best >= target or ws.cut[0]:
-                break
-            if max_playouts > 0 and stats[PLAYOUTS] >= max_playouts:
-                break
-            if max_seconds > 0 and time_is_up(clock, max_seconds):
-                break
-        return best_len, n_trace
-
-    return new_workspace, nested, iterative
+    return new_workspace, nested
 
 
 # --- The registry records: algo=nested and algo=iterative -------------------------------------
@@ -370,12 +327,6 @@ class IterativeParams(NamedTuple):
     max_seconds: float  # 0: no limit of that kind
     max_playouts: int
     stop_at_target: bool
-
-
-class IterativeWorkspace(NamedTuple):
-    nested: NestedWorkspace
-    scratch_state: np.ndarray
-    scratch_seq: np.ndarray
 
 
 @dataclass
@@ -421,7 +372,7 @@ def iterative_params(options, settings, kernels, state0):
 
 def build_nested_search(game, levels: int):
     """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``)."""
-    new_nested_workspace, nested, _ = build_nested(game, levels)
+    new_nested_workspace, nested = build_nested(game, levels)
 
     @njit
     def new_workspace(state0, params, stats):
@@ -437,38 +388,31 @@ def build_nested_search(game, levels: int):
 
 
 def build_iterative_search(game, levels: int):
-    """``(new_workspace, run)`` of algo=iterative for the engine."""
-    new_nested_workspace, _, iterative = build_nested(game, levels)
-    play = game.play
+    """``(new_workspace, run)`` of algo=iterative for the engine: nested searches restarted
+    (``build_restarts``), the one under way cut short when the budget is spent."""
+    new_nested_workspace, nested = build_nested(game, levels)
 
     @njit
     def new_workspace(state0, params, stats):
         nws = new_nested_workspace(state0, stats)
         nws.stop[0] = params.stop_at_target
         # cont has max moves + 1 entries, the length of any move-sequence buffer.
-        return IterativeWorkspace(nws, np.empty_like(state0), np.empty_like(nws.cont))
+        return RestartWorkspace(nws, stats, np.empty_like(state0), np.empty_like(nws.cont))
 
     @njit
-    def run(state, params, rng, ws, seq, trace):
-        length, n_trace = iterative(
-            state,
-            params.level,
-            params.memorize,
-            rng,
-            ws.nested,
-            seq,
-            ws.scratch_state,
-            ws.scratch_seq,
-            params.max_seconds,
-            params.max_playouts,
-            trace,
-        )
-        # The best score is the last trace entry; replay its sequence onto the position.
-        for j in range(length):
-            play(state, seq[j])
-        return length, n_trace
+    def begin(params, ws, clock):
+        nws = ws.inner
+        nws.budget[0] = params.max_seconds
+        nws.budget[1] = params.max_playouts
+        nws.clock[:] = clock
+        nws.cut[0] = False
 
-    return new_workspace, run
+    @njit
+    def once(state, params, rng, ws, seq):
+        length = nested(state, params.level, params.memorize, rng, ws.inner, seq)
+        return length, ws.inner.cut[0]
+
+    return new_workspace, build_restarts(game, begin, once)
 
 
 NESTED = register(

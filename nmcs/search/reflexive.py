@@ -65,8 +65,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.search.anytime import copy_into
-from nmcs.search.nested import MAX_LEVEL, NO_SCORE, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.anytime import NO_SCORE, PLAYOUT_MOVES, PLAYOUTS, copy_into
+from nmcs.search.nested import MAX_LEVEL
 from nmcs.search.registry import Algorithm, Settings, register
 
 # Rows of the frames array.

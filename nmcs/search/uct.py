@@ -60,8 +60,16 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.search.anytime import copy_into, record_improvement, start_clock, time_is_up
-from nmcs.search.nested import MAX_LEVEL, NO_SCORE, PLAYOUT_MOVES, PLAYOUTS
+from nmcs.search.anytime import (
+    NO_SCORE,
+    PLAYOUT_MOVES,
+    PLAYOUTS,
+    copy_into,
+    record_improvement,
+    start_clock,
+    time_is_up,
+)
+from nmcs.search.nested import MAX_LEVEL
 from nmcs.search.registry import Algorithm, Settings, register
 from nmcs.search.rng import below
 
