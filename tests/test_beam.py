@@ -110,8 +110,28 @@ def test_table1_analysis_compares_means_with_the_papers_sampling_error(tmp_path)
         "level 2, s1 = 1, s2 = 1": "agrees",
         "level 2, s1 = 1, s2 = 2": "differs",
         "level 2, s1 = 2, s2 = 1": "not enough data",
+        "every cell's mean against the paper's": "not enough data",  # a cell of 4 runs
     }
     assert (tmp_path / "figures" / "mcbs_table1.png").exists()
+
+
+def test_table1_as_a_whole_is_one_chi_square_over_its_cells():
+    """21 cells at the paper's means agree as a whole; the same cells half a point above each
+    differ as a whole, though no cell alone does."""
+    import pandas as pd
+
+    from analysis.beam import _table1_as_a_whole
+
+    def table(shift):
+        return pd.DataFrame({"paper_mean": np.linspace(66, 72, 21), "n": 30, "sd": 1.6}).assign(
+            mean=lambda t: t["paper_mean"] + shift
+        )
+
+    assert _table1_as_a_whole(table(0.0), 118, "cmd").verdict == "agrees"
+    shifted = _table1_as_a_whole(table(0.5), 118, "cmd")
+    assert shifted.verdict == "differs" and "mean difference +0.50 [+0.36, +0.64]" in shifted.ours
+    # alone, each shifted cell is inside its interval: 0.5 < 1.96 * sqrt(1.6^2/30 + 1.6^2/118)
+    assert 0.5 < 1.96 * np.sqrt(1.6**2 / 30 + 1.6**2 / 118)
 
 
 def test_a_beam_sweep_runs_through_run_py(tmp_path):
