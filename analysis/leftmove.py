@@ -352,13 +352,16 @@ def score_at(trace_x, trace_score, grid):
 
 
 def anytime_curves(df, axis):
-    """Per-search best score on a grid of seconds (0.01 doubling) or playouts (doubling)."""
+    """Per-search best score on a grid of seconds (0.01 doubling, and the budget itself where it
+    is not on that grid: MCBS Fig 5's 163 s) or playouts (doubling)."""
     if axis == "seconds":
         budget = (
             df["budget_seconds"].max() if df["budget_seconds"].max() > 0 else df["seconds"].min()
         )
         grid = 0.01 * 2.0 ** np.arange(0, 40)
         grid = grid[grid <= budget * (1 + 1e-9)]
+        if not np.isclose(grid, budget).any():
+            grid = np.append(grid, budget)
         col = "trace_seconds"
     else:
         top = df["playouts"].min()

@@ -199,3 +199,25 @@ def test_quick_mcbs_experiments_fill_their_table_figure_and_claims(tmp_path):
     # The record configuration saves its best games as pictures and Pentasol files.
     cells = sorted((out / "quick" / "mcbs_record").glob("*/best_game.psol"))
     assert len(cells) == 2
+
+
+def test_time_curves_end_at_the_budget_when_it_is_off_the_doubling_grid():
+    """MCBS Fig 5's claim is at 163 s, between the grid's 81.92 s and 163.84 s."""
+    import pandas as pd
+
+    from analysis.leftmove import anytime_curves
+
+    runs = pd.DataFrame(
+        {
+            "level": 1,
+            "memorize": True,
+            "budget_seconds": 163.0,
+            "seconds": 163.0,
+            "trace_seconds": [[0.5, 100.0, 162.0], [1.0]],
+            "trace_score": [[60, 70, 75], [64]],
+        }
+    )
+    grid, curves = anytime_curves(runs, "seconds")
+    assert grid[-2] == pytest.approx(81.92) and grid[-1] == 163.0
+    assert list(curves[(1, True)][:, -1]) == [75, 64]
+    assert list(curves[(1, True)][:, -2]) == [60, 64]
