@@ -176,6 +176,66 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
                 _cmd(experiment, ctx.scale),
             )
         )
+    claims += fig4_claims(df, _cmd(experiment, ctx.scale))
+    return claims
+
+
+def fig4_claims(df: pd.DataFrame, cmd: str) -> list[Claim]:
+    """Fig 4 against Fig 3 (section 4.3): "A Nested Monte-Carlo Search that does not memorize
+    the best sequence improves much less with the level than a search that does", and "a
+    level 3 search with memorization has some chances of finding the best score, whereas a
+    search without memorization has very little chances of finding it"."""
+    levels = sorted(set(df["level"]))
+    if not ({0, 3} <= set(levels) and set(df["memorize"]) == {False, True}):
+        return []
+    depth = int(df["depth"].iloc[0])
+
+    def scores(level, memorize):
+        return df[(df["level"] == level) & (df["memorize"] == memorize)]["score"].to_numpy(float)
+
+    # gain(memo) - 2 gain(no memo) > 0, i.e. without memorization the gain from level 0 to
+    # level 3 is less than half the gain with it; the four samples are independent.
+    parts = [
+        (scores(3, True), 1),
+        (scores(0, True), -1),
+        (scores(3, False), -2),
+        (scores(0, False), 2),
+    ]
+    value = sum(w * s.mean() for s, w in parts)
+    half = 1.96 * np.sqrt(sum(w * w * s.var(ddof=1) / s.size for s, w in parts))
+    gain_m = parts[0][0].mean() - parts[1][0].mean()
+    gain_n = parts[2][0].mean() - parts[3][0].mean()
+    claims = [
+        Claim(
+            SECTION,
+            f"Figs 3-4 (depth {depth}): without memorization the search improves much less with "
+            "the level (read as: its mean gain from level 0 to level 3 is less than half the "
+            "gain with memorization)",
+            "much less",
+            f"gain {gain_n:+.2f} without vs {gain_m:+.2f} with memorization; gain with - 2 x "
+            f"gain without = {value:+.2f} [{value - half:+.2f}, {value + half:+.2f}], "
+            f"n={parts[0][0].size} per level",
+            verdict_sign(value - half, value + half),
+            cmd,
+        )
+    ]
+    hits = int((scores(3, True) == depth).sum())
+    n = scores(3, True).size
+    low, high = wilson(hits, n)
+    exact = float(score_distribution(depth, 3)[depth])  # without memorization
+    claims.append(
+        Claim(
+            SECTION,
+            f"Fig 4 (depth {depth}): a level-3 search with memorization has some chance of "
+            "finding the best score, one without has very little (read as: ours with "
+            "memorization is above 0 and at least 100 times the exact chance without)",
+            "some vs very little",
+            f"with memorization {hits / n:.5f} [{low:.5f}, {high:.5f}] (n={n}); without: "
+            f"{exact:.1e} (dynamic programme)",
+            AGREES if low > 100 * exact else DIFFERS if high < 100 * exact else NOT_ENOUGH,
+            cmd,
+        )
+    )
     return claims
 
 

@@ -8,6 +8,13 @@ The paper ran one search per position; we run several seeds per position. Two in
   sum of means +- 1.96 sqrt(sum of the per-position variances). A paper total inside it is what
   one run of our implementation could have given; the verdict uses this interval. With fewer
   than 5 searches per position the variances are too rough for it: 'not enough data'.
+
+A level-3 search costs hours per position, so it may be run cut at a playout budget
+(``algo=iterative budget.playouts=N``: the first level-3 search is stopped after N playouts and
+returns the best complete game it has found). Such searches form their own column, "cut at N
+playouts". With memorization a search's best score only grows, so a cut search's score is a
+lower bound of what the whole search would reach: it can confirm that level 3 beats another
+total, never refute it (``cut_claims``).
 """
 
 import matplotlib.pyplot as plt
@@ -19,6 +26,7 @@ from analysis.common import (
     AGREES,
     DIFFERS,
     NOT_ENOUGH,
+    NOT_RUN,
     Claim,
     Context,
     paper_values,
@@ -34,15 +42,14 @@ PAPER_COLUMN = {(2, False): "level2", (2, True): "level2m", (3, True): "level3m"
 LABEL = {"sp_mcts": "SP-MCTS", "level2": "level 2", "level2m": "level 2m", "level3m": "level 3m"}
 
 
-def _cmd(scale: str) -> str:
-    return (
-        f"python run.py -m experiment=samegame_table1 scale={scale} && python run.py -m "
-        f"experiment=samegame_table1_level3 scale={scale} && python -m analysis"
-    )
+def _cmd(scale: str, *experiments: str) -> str:
+    runs = " && ".join(f"python run.py -m experiment={e} scale={scale}" for e in experiments)
+    return f"{runs} && python -m analysis"
 
 
-def column_name(level: int, memorize: bool) -> str:
-    return f"level {level}{'m' if memorize else ''}"
+def column_name(level: int, memorize: bool, cut: int = 0) -> str:
+    """'level 2m', or 'level 3m, cut at 20,000,000 playouts' for searches cut at a budget."""
+    return f"level {level}{'m' if memorize else ''}" + (f", cut at {cut:,} playouts" if cut else "")
 
 
 def load(ctx: Context) -> pd.DataFrame:
@@ -61,13 +68,15 @@ def load(ctx: Context) -> pd.DataFrame:
         errors="coerce",
     )
     df = df.assign(position=inst + 1)[inst.notna()]
-    return df.assign(position=df["position"].astype(int))
+    # cut = the playout budget of a search stopped before it finished (0: run to the end).
+    cut = df["budget_playouts"] if "budget_playouts" in df else pd.Series(0, index=df.index)
+    return df.assign(position=df["position"].astype(int), cut=cut.fillna(0).astype(int))
 
 
 def per_position(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean, CI, sd, n and best of our searches for each (position, level, memorize)."""
+    """Mean, CI, sd, n and best of our searches for each (position, level, memorize, cut)."""
     rows = []
-    for (pos, level, memorize), g in df.groupby(["position", "level", "memorize"]):
+    for (pos, level, memorize, cut), g in df.groupby(["position", "level", "memorize", "cut"]):
         s = g["score"].to_numpy(float)
         n = len(s)
         sd = s.std(ddof=1) if n > 1 else np.nan
@@ -77,12 +86,14 @@ def per_position(df: pd.DataFrame) -> pd.DataFrame:
                 position=pos,
                 level=level,
                 memorize=bool(memorize),
+                cut=int(cut),
                 n=n,
                 mean=s.mean(),
                 ci95=half,
                 sd=sd,
                 best=s.max(),
                 seconds=g["seconds"].mean(),
+                playouts=g["playouts"].mean(),
             )
         )
     return pd.DataFrame(rows)
@@ -98,20 +109,21 @@ def total(cell):
 
 def build_table(stats_df, paper):
     """Table 1: the paper's four columns and ours, one row per position and a total row."""
-    cols = sorted({(lv, m) for lv, m in zip(stats_df["level"], stats_df["memorize"], strict=True)})
+    cols = sorted(set(zip(stats_df["level"], stats_df["memorize"], stats_df["cut"], strict=True)))
     rows = []
     positions = sorted(stats_df["position"].unique())
     for pos in positions:
         row = {"position": str(pos)}
         for key, value in zip(paper["columns"], paper["positions"][pos], strict=True):
             row[f"paper {LABEL[key]}"] = value
-        for lv, m in cols:
+        for lv, m, cut in cols:
             c = stats_df[
                 (stats_df["position"] == pos)
                 & (stats_df["level"] == lv)
                 & (stats_df["memorize"] == m)
+                & (stats_df["cut"] == cut)
             ]
-            name = f"ours {column_name(lv, m)}"
+            name = f"ours {column_name(lv, m, cut)}"
             if c.empty:
                 row[name] = ""
                 continue
@@ -122,10 +134,12 @@ def build_table(stats_df, paper):
     row = {"position": "Total" + ("" if len(positions) == 20 else f" ({len(positions)} pos.)")}
     for j, key in enumerate(paper["columns"]):
         row[f"paper {LABEL[key]}"] = sum(paper["positions"][p][j] for p in positions)
-    for lv, m in cols:
-        cell = stats_df[(stats_df["level"] == lv) & (stats_df["memorize"] == m)]
+    for lv, m, cut in cols:
+        cell = stats_df[
+            (stats_df["level"] == lv) & (stats_df["memorize"] == m) & (stats_df["cut"] == cut)
+        ]
         mean, ci, pi = total(cell)
-        row[f"ours {column_name(lv, m)}"] = f"{mean:.0f}" + (
+        row[f"ours {column_name(lv, m, cut)}"] = f"{mean:.0f}" + (
             f" ± {ci:.0f} (one run: ± {pi:.0f})" if np.isfinite(ci) else ""
         )
     rows.append(row)
@@ -148,8 +162,8 @@ def plot(stats_df, paper, ctx):
             color=f"C{j}",
             label=f"paper {LABEL[key]}",
         )
-    for i, ((lv, m), cell) in enumerate(stats_df.groupby(["level", "memorize"])):
-        key = PAPER_COLUMN.get((lv, bool(m)))
+    for i, ((lv, m, cut), cell) in enumerate(stats_df.groupby(["level", "memorize", "cut"])):
+        key = None if cut else PAPER_COLUMN.get((lv, bool(m)))
         color = f"C{paper['columns'].index(key)}" if key else f"C{5 + i}"
         ax.errorbar(
             cell["position"],
@@ -159,7 +173,7 @@ def plot(stats_df, paper, ctx):
             ms=4,
             capsize=2,
             color=color,
-            label=f"ours {column_name(lv, m)} (mean)",
+            label=f"ours {column_name(lv, m, cut)} (mean)",
         )
     ax.set_xticks(positions)
     ax.set_xlabel("position of the standard test set")
@@ -179,12 +193,23 @@ def analyze(ctx: Context) -> list[Claim]:
     save_table(build_table(stats_df, paper), ctx.tables, "samegame_table1")
     plot(stats_df, paper, ctx)
     claims = []
-    cmd = _cmd(ctx.scale)
+    cmd = _cmd(ctx.scale, "samegame_table1")
+    cmd3 = _cmd(ctx.scale, "samegame_table1", "samegame_table1_level3")
+    # A cut level-3 search is algo=iterative (nested searches restarted, the first one cut).
+    cmd_cut = cmd3.replace(
+        f"experiment=samegame_table1_level3 scale={ctx.scale}",
+        f"experiment=samegame_table1_level3 scale={ctx.scale} algo=iterative",
+    )
     full = {}
-    for (lv, m), cell in stats_df.groupby(["level", "memorize"]):
+    cut_cells = []
+    for (lv, m, cut), cell in stats_df.groupby(["level", "memorize", "cut"]):
         key = PAPER_COLUMN.get((lv, bool(m)))
         if key is None:
             continue
+        if cut:
+            cut_cells.append((key, cut, cell))
+            continue
+        c = cmd3 if key == "level3m" else cmd
         if len(cell) < 20:
             claims.append(
                 Claim(
@@ -192,8 +217,8 @@ def analyze(ctx: Context) -> list[Claim]:
                     f"{LABEL[key]}: total over the 20 positions",
                     f"{paper['totals'][key]:,}",
                     f"only {len(cell)} positions run",
-                    "not run",
-                    cmd,
+                    NOT_RUN,
+                    c,
                 )
             )
             continue
@@ -220,7 +245,7 @@ def analyze(ctx: Context) -> list[Claim]:
                 f"{paper_total:,}",
                 ours,
                 verdict,
-                cmd,
+                c,
             )
         )
     if "level2" in full and "level2m" in full:
@@ -247,6 +272,76 @@ def analyze(ctx: Context) -> list[Claim]:
                 f"{paper['totals']['level3m']:,} > {sp_mcts:,}",
                 f"{mean:,.0f}" + (f" ± {ci:,.0f}" if np.isfinite(ci) else " (no interval)"),
                 verdict_sign(mean - ci - sp_mcts, mean + ci - sp_mcts),
+                cmd3,
+            )
+        )
+    for key, cut, cell in cut_cells:
+        if key == "level3m" and "level3m" not in full:
+            claims += cut_claims(key, cut, cell, full, paper, cmd_cut)
+    return claims
+
+
+def cut_claims(
+    key: str, cut: int, cell: pd.DataFrame, full: dict, paper: dict, cmd: str
+) -> list[Claim]:
+    """The level-3 claims from searches cut at ``cut`` playouts (one column of per_position).
+
+    A cut search's total is a lower bound of the whole search's (memorization keeps the best
+    game found), so a claim that level 3 beats a total agrees when the lower bound already
+    beats it (one search per position against that total's one-run interval), and is 'not
+    enough data' otherwise; the paper's own level-3 total can only be 'not enough data'."""
+    if len(cell) < 20:
+        return [
+            Claim(
+                SECTION,
+                f"{LABEL[key]}: total over the 20 positions",
+                f"{paper['totals'][key]:,}",
+                f"only {len(cell)} positions run (cut at {cut:,} playouts)",
+                NOT_RUN,
+                cmd,
+            )
+        ]
+    bound = cell["mean"].sum()  # one search per position: the sum of the scores
+    runs = int(cell["n"].min())
+    of_l2m = ""
+    if "level2m" in full:
+        searches = cut / full["level2m"]["playouts"].mean()
+        of_l2m = f", the playouts of about {searches:.0f} level-2m searches"
+    what = (
+        f"{bound:,.0f} from level-3 searches cut at {cut:,} playouts{of_l2m} "
+        f"({runs} per position): a lower bound"
+    )
+    claims = [
+        Claim(
+            SECTION,
+            f"{LABEL[key]}: total over the 20 positions",
+            f"{paper['totals'][key]:,}",
+            what + " of the whole search's total",
+            NOT_ENOUGH,
+            cmd,
+        )
+    ]
+    sp_mcts = paper["totals"]["sp_mcts"]
+    claims.append(
+        Claim(
+            SECTION,
+            f"level 3m beats SP-MCTS's {sp_mcts:,} (total)",
+            f"{paper['totals'][key]:,} > {sp_mcts:,}",
+            what,
+            AGREES if bound > sp_mcts else NOT_ENOUGH,
+            cmd,
+        )
+    )
+    if "level2m" in full:
+        mean, _, pi = total(full["level2m"])
+        high = mean + pi  # the top of one level-2m run's 95% prediction interval
+        claims.append(
+            Claim(
+                SECTION,
+                "level 3m beats level 2m (total of one search per position)",
+                f"{paper['totals'][key]:,} > {paper['totals']['level2m']:,}",
+                f"{what}; one level-2m run: up to {high:,.0f}",
+                AGREES if np.isfinite(high) and bound > high else NOT_ENOUGH,
                 cmd,
             )
         )

@@ -1,0 +1,209 @@
+"""Verdicts of the claims read from reduced or indirect runs, on small hand-made results whose
+right verdict is known: cut level-3 SameGame searches (lower bounds), forward checking under
+a cap below the paper's, Figs 3-4 of the left move, Fig 8 against Fig 3, equal-time Tables 1-2
+and the 78-move record of the Reflexive paper."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import leftmove, morpion, samegame, sudoku
+from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, paper_values
+from nmcs.theory.leftmove import score_distribution
+
+# ---------------------------------------------------------------- SameGame, cut level 3
+
+
+def samegame_cells(scores_by_position, level, memorize, cut=0, sd=0.0, n=1, playouts=0.0):
+    return pd.DataFrame(
+        dict(
+            position=range(1, len(scores_by_position) + 1),
+            level=level,
+            memorize=memorize,
+            cut=cut,
+            n=n,
+            mean=scores_by_position,
+            ci95=np.nan,
+            sd=sd,
+            best=scores_by_position,
+            seconds=1.0,
+            playouts=playouts,
+        )
+    )
+
+
+def test_per_position_keeps_cut_searches_apart():
+    rows = pd.DataFrame(
+        dict(
+            position=[1, 1, 1],
+            level=[3, 3, 2],
+            memorize=[True, True, True],
+            cut=[20_000_000, 0, 0],
+            score=[2900, 3100, 2000],
+            seconds=1.0,
+            playouts=[2e7, 1e9, 8e5],
+        )
+    )
+    cells = samegame.per_position(rows)
+    assert len(cells) == 3
+    cut = cells[cells["cut"] > 0].iloc[0]
+    assert (cut["level"], cut["mean"], cut["n"]) == (3, 2900, 1)
+    assert samegame.column_name(3, True, 20_000_000) == "level 3m, cut at 20,000,000 playouts"
+
+
+@pytest.mark.parametrize(
+    "per_position, expected",
+    [
+        # total 80,000: above SP-MCTS's 73,998 and above one level-2m run (<= 66,000 + 1.96 sd)
+        (4000.0, {"total": NOT_ENOUGH, "sp_mcts": AGREES, "level2m": AGREES}),
+        # total 70,000: a lower bound below both: nothing settled
+        (3500.0, {"total": NOT_ENOUGH, "sp_mcts": NOT_ENOUGH, "level2m": AGREES}),
+        # total 60,000: not even above one level-2m run
+        (3000.0, {"total": NOT_ENOUGH, "sp_mcts": NOT_ENOUGH, "level2m": NOT_ENOUGH}),
+    ],
+)
+def test_cut_level3_is_a_lower_bound(per_position, expected):
+    paper = paper_values("samegame")
+    level2m = samegame_cells([3300.0] * 20, 2, True, sd=100.0, n=5, playouts=800_000.0)
+    cut = samegame_cells([per_position] * 20, 3, True, cut=20_000_000)
+    claims = samegame.cut_claims("level3m", 20_000_000, cut, {"level2m": level2m}, paper, "cmd")
+    by_name = {
+        "total": next(c for c in claims if "total over the 20 positions" in c.claim),
+        "sp_mcts": next(c for c in claims if "SP-MCTS" in c.claim),
+        "level2m": next(c for c in claims if "beats level 2m" in c.claim),
+    }
+    assert {k: c.verdict for k, c in by_name.items()} == expected
+    assert "a lower bound" in by_name["total"].ours
+    assert "about 25 level-2m searches" in by_name["total"].ours  # 2e7 / 8e5
+
+
+def test_cut_level3_on_some_positions_is_not_run():
+    paper = paper_values("samegame")
+    cut = samegame_cells([4000.0] * 7, 3, True, cut=1000)
+    (claim,) = samegame.cut_claims("level3m", 1000, cut, {}, paper, "cmd")
+    assert claim.verdict == NOT_RUN and "only 7 positions" in claim.ours
+
+
+# ---------------------------------------------------------------- Sudoku, forward checking
+
+
+def fc_rows(unsolved, n=100, capped_seconds=14.0, solved_seconds=0.5):
+    solved = np.arange(n) >= unsolved
+    return pd.DataFrame(
+        dict(
+            method="fc",
+            problem=range(n),
+            solved=solved,
+            playouts=0,
+            seconds=np.where(solved, solved_seconds, capped_seconds),
+        )
+    )
+
+
+def totals(sampling_seconds=40.0, l1m_seconds=0.9):
+    return pd.DataFrame(
+        dict(unsolved=[0, 0], seconds=[sampling_seconds, l1m_seconds]),
+        index=["sampling", "l1m"],
+    )
+
+
+def fc_verdicts(fc, tot):
+    claims = sudoku.fc_claims(fc, tot, paper_values("sudoku"), "cmd")
+    assert len(claims) == 3
+    return [c.verdict for c in claims]
+
+
+def test_fc_under_a_reduced_cap_gives_bounds():
+    # 60 unsolved at a 14 s cap: more than the paper's 21 could be solved with more time, and
+    # FC's > 840 s is at least 10 times sampling's 40 s but far from 200,000 times level 1's.
+    assert fc_verdicts(fc_rows(60), totals()) == [NOT_ENOUGH, AGREES, NOT_ENOUGH]
+    # Only 5 unsolved even at a 14 s cap: fewer than 21 at any larger cap (Fisher p < 0.05).
+    assert fc_verdicts(fc_rows(5), totals())[0] == DIFFERS
+    # A ratio to sampling below 10 under a reduced cap is not settled.
+    assert fc_verdicts(fc_rows(60), totals(sampling_seconds=200.0))[1] == NOT_ENOUGH
+
+
+def test_fc_at_the_paper_cap_is_judged_directly():
+    at_cap = fc_rows(20, capped_seconds=20_000.0)
+    assert fc_verdicts(at_cap, totals()) == [AGREES, AGREES, AGREES]  # 400,000 s / 0.9 s
+    assert fc_verdicts(fc_rows(45, capped_seconds=20_000.0), totals())[0] == DIFFERS
+    # A method that leaves a problem unsolved cannot be the faster one that "solves all".
+    tot = totals()
+    tot.loc["sampling", "unsolved"] = 1
+    assert fc_verdicts(at_cap, tot)[1] == DIFFERS
+
+
+# ---------------------------------------------------------------- left move, Figs 3-4
+
+
+def leftmove_rows(gain_no_memo, depth=60, n=2000, seed=0):
+    """Scores of levels 0 and 3 with and without memorization, level 3 with memorization
+    25 points above level 0 and without memorization ``gain_no_memo`` above it."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for level, memorize, shift in ((0, False, 0), (0, True, 0), (3, False, gain_no_memo)):
+        parts.append((level, memorize, np.clip(rng.normal(30 + shift, 3, n).round(), 0, depth)))
+    best = np.full(n, 55.0)
+    best[:5] = depth  # 5 in 2,000 find the best score
+    parts.append((3, True, best))
+    return pd.DataFrame(
+        [
+            dict(level=lv, memorize=m, depth=depth, score=int(s))
+            for lv, m, scores in parts
+            for s in scores
+        ]
+    )
+
+
+def test_fig4_claims():
+    much_less, best = leftmove.fig4_claims(leftmove_rows(gain_no_memo=10), "cmd")
+    assert much_less.verdict == AGREES and much_less.ours.startswith("gain +1")
+    assert best.verdict == AGREES
+    # Without memorization gaining as much as with it: the claim fails.
+    assert leftmove.fig4_claims(leftmove_rows(gain_no_memo=25), "cmd")[0].verdict == DIFFERS
+    assert score_distribution(60, 3)[60] < 1e-9
+
+
+# ---------------------------------------------------------------- Morpion and Reflexive
+
+
+def test_standardized_gain_and_its_error():
+    rng = np.random.default_rng(1)
+    low, high = rng.normal(10, 2, 4000), rng.normal(13, 1, 4000)
+    d, se = morpion._standardized_gain(low, high)
+    assert abs(d - 1.5) < 4 * se and 0.01 < se < 0.05
+
+
+def games_table_rows(games, means, seconds, n=50, sd=1.0):
+    half = 1.96 * sd / np.sqrt(n)  # ~ t quantile at n = 50
+    return pd.DataFrame(dict(games=games, n=n, mean=means, ci95=half, mean_seconds=seconds))
+
+
+class _Ctx:
+    scale = "paper"
+
+
+def test_equal_time_claim():
+    rnd = games_table_rows([10, 100, 1000, 10000], [55.0, 58.0, 60.0, 61.0], [1, 10, 100, 1000])
+    similar = games_table_rows([10, 100, 1000], [57.5, 60.2, 61.3], [10, 100, 1000])
+    (claim,) = morpion._equal_time_claim(
+        _Ctx(), {"rmc_table1": (rnd, None), "rmc_table2": (similar, None)}
+    )
+    assert claim.verdict == AGREES and "take 1.0 times as long" in claim.ours
+    apart = games_table_rows([10, 100, 1000], [61.0, 63.0, 64.0], [10, 100, 1000])
+    (claim,) = morpion._equal_time_claim(
+        _Ctx(), {"rmc_table1": (rnd, None), "rmc_table2": (apart, None)}
+    )
+    assert claim.verdict == DIFFERS
+
+
+def test_record_78_claim():
+    record = paper_values("morpion")["rmc_qualitative"]["record_78"]
+    # 40 runs: the 95% prediction interval of one run is [lowest, highest].
+    scores = [70] * 20 + [74] * 19 + [78]
+    runs = pd.DataFrame(dict(pair=[(100, 1000)] * 40, score=scores, seconds=1.0))
+    claim = morpion._record_78_claim(runs, record, "cmd")
+    assert claim.verdict == AGREES and "2.5% of our runs reach 78" in claim.ours
+    claim = morpion._record_78_claim(runs.assign(score=[70] * 20 + [74] * 20), record, "cmd")
+    assert claim.verdict == DIFFERS and "0.0% of our runs reach 78" in claim.ours
+    assert morpion._record_78_claim(runs.iloc[:0], record, "cmd").verdict == NOT_RUN
