@@ -767,11 +767,92 @@ def _record_78_claim(df: pd.DataFrame, record: dict, cmd: str) -> Claim:
     )
 
 
+# ---------------------------------------------------------------- UCT's constant
+
+UCT_C = "morpion_reflexive_uct_c"
+
+
+def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
+    """ "We have tested different values for the C constant, and the best results were obtained
+    with C = 0.1" (UCT with mobility, Table 3's setting). Per budget, C = 0.1 against each other
+    constant by Welch's interval, Bonferroni-corrected over the comparisons: 'differs' if some
+    constant beats 0.1, 'agrees' if 0.1 beats every other, 'not enough data' otherwise."""
+    best_c = paper_values("morpion")["rmc_table3"]["c"]
+    claim = f"UCT: the best results are obtained with C = {best_c} (constants 0.03 to 3)"
+    cmd = _cmd(ctx.scale, experiment)
+    df = _morpion(ctx.results(experiment))
+    if df.empty:
+        return []
+    df = df[(df["algo"] == "uct") & (df["policy"] == "mobility")]
+    df = df.assign(c=df["algo_options"].str.extract(r"uct_c=([0-9.eE+-]+),")[0].astype(float))
+    table = (
+        df.groupby(["budget_playouts", "c"])["score"]
+        .agg(n="size", mean="mean", sd="std")
+        .reset_index()
+    )
+    save_table(table, ctx.tables, experiment)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for budget, part in table.groupby("budget_playouts"):
+        half = 1.96 * part["sd"] / np.sqrt(part["n"])
+        ax.errorbar(
+            part["c"],
+            part["mean"],
+            yerr=half.fillna(0),
+            fmt="-o",
+            ms=3,
+            capsize=2,
+            label=f"{int(budget):,} simulations",
+        )
+    ax.axvline(best_c, color="grey", ls=":", lw=1)
+    ax.set_xscale("log")
+    ax.set_xlabel("UCT constant C")
+    ax.set_ylabel("best length (moves), mean ± 95% CI")
+    ax.set_title("Reflexive paper: UCT with mobility against C (dotted: the paper's 0.1)")
+    ax.legend()
+    save_figure(fig, ctx.figures, experiment)
+    comparisons = [
+        (budget, c)
+        for budget, part in table.groupby("budget_playouts")
+        if best_c in set(part["c"])
+        for c in part["c"]
+        if c != best_c
+    ]
+    if not comparisons:
+        return [Claim(RMC, claim, f"C = {best_c}", "-", NOT_RUN, cmd)]
+    confidence = 1 - 0.05 / len(comparisons)
+    wins, losses, parts = 0, 0, []
+    for budget, c in comparisons:
+        ours = df[(df["budget_playouts"] == budget) & (df["c"] == best_c)]["score"]
+        other = df[(df["budget_playouts"] == budget) & (df["c"] == c)]["score"]
+        if len(ours) < 2 or len(other) < 2:
+            return [Claim(RMC, claim, f"C = {best_c}", "-", NOT_RUN, cmd)]
+        _, low, high = welch_diff(ours, other, confidence)
+        wins += low > 0
+        losses += high < 0
+    for budget, part in table.groupby("budget_playouts"):
+        means = ", ".join(f"{c:g}: {m:.2f}" for c, m in zip(part["c"], part["mean"], strict=True))
+        parts.append(f"{int(budget):,} simulations, mean by C: {means}")
+    verdict = DIFFERS if losses else AGREES if wins == len(comparisons) else NOT_ENOUGH
+    return [
+        Claim(
+            RMC,
+            claim,
+            f"C = {best_c}",
+            "; ".join(parts) + f"; C = {best_c} is better than {wins} and worse than {losses} of "
+            f"{len(comparisons)} (constant, budget) pairs (Welch, Bonferroni), "
+            f"n={int(table['n'].min())} per cell",
+            verdict,
+            cmd,
+        )
+    ]
+
+
 EXPERIMENTS = (
     *DISTRIBUTIONS,
     "morpion_fig10",
     *(e for _, e, *_ in TABLES),
     "morpion_reflexive_table4_5",
+    UCT_C,
 )
 
 
@@ -785,4 +866,5 @@ def analyze(ctx: Context) -> list[Claim]:
         + analyze_realtime(ctx)
         + analyze_games_tables(ctx)
         + analyze_reflexive(ctx)
+        + analyze_uct_c(ctx)
     )

@@ -18,6 +18,7 @@ EXPERIMENTS = (
     "morpion_reflexive_table2",
     "morpion_reflexive_table3",
     "morpion_reflexive_table4_5",
+    "morpion_reflexive_uct_c",
 )
 
 
@@ -53,6 +54,7 @@ def test_every_cell_ran_on_morpion_5d(outputs):
         "morpion_reflexive_table2": 1,
         "morpion_reflexive_table3": 1,
         "morpion_reflexive_table4_5": 2,
+        "morpion_reflexive_uct_c": 5,
     }
     for e in EXPERIMENTS:
         df = results(outputs, e)
@@ -189,3 +191,12 @@ def test_table2_small_n_values_are_tested_jointly():
     assert claim.verdict == "agrees"
     # Too few runs for a single-run statement.
     assert _mobility_row_claim(ctx, table, df.iloc[::2]) == []
+
+
+def test_uct_constant_sweep(outputs):
+    table = pd.read_csv(outputs / "tables" / "quick" / "morpion_reflexive_uct_c.csv")
+    assert table["c"].tolist() == [0.03, 0.1, 0.3, 1.0, 3.0] and (table["n"] == 4).all()
+    df = results(outputs, "morpion_reflexive_uct_c")
+    assert np.allclose(sorted(table["mean"]), sorted(df.groupby("algo_options")["score"].mean()))
+    row = next(r for r in claims(outputs) if r[0].startswith("UCT: the best results"))
+    assert row[3] in ("agrees", "differs", "not enough data") and "n=4 per cell" in row[2]
