@@ -88,17 +88,24 @@ def reduced_runs(ctx: Context) -> dict[str, str]:
 
 
 def mark_reduced(claim: Claim, reduced: dict[str, str]) -> Claim:
-    """The claim with a reduced run said beside its result and in its rerun command."""
+    """The claim with a reduced run said beside its result (naming the experiment when the
+    claim reads several reduced ones) and in its rerun command."""
+    said = []
     for experiment, overrides in reduced.items():
         token = f"experiment={experiment} scale="
         if token in claim.command:
+            said.append((experiment, overrides))
             claim = dataclasses.replace(
                 claim,
-                ours=f"{claim.ours} (reduced run: {overrides})",
                 command=re.sub(
                     rf"(experiment={experiment} scale=\S+)", rf"\1 {overrides}", claim.command
                 ),
             )
+    if len(said) == 1:
+        claim = dataclasses.replace(claim, ours=f"{claim.ours} (reduced run: {said[0][1]})")
+    elif said:
+        runs = "; ".join(f"{e}: {o}" for e, o in said)
+        claim = dataclasses.replace(claim, ours=f"{claim.ours} (reduced runs: {runs})")
     return claim
 
 

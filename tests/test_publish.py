@@ -150,3 +150,14 @@ def test_a_reduced_run_is_said_beside_its_results_and_in_its_command(tmp_path):
     assert "experiment=small scale=paper n_searches=3 &&" in small.command
     full = Claim("s", "c", "1", "2", "agrees", cmd.format("full"))
     assert mark_reduced(full, reduced) == full
+
+
+def test_a_claim_reading_two_reduced_runs_names_each():
+    reduced = {"one": "n_searches=5", "two": "budget.playouts=100"}
+    cmd = (
+        "python run.py -m experiment=one scale=paper && "
+        "python run.py -m experiment=two scale=paper algo=iterative && python -m analysis"
+    )
+    both = mark_reduced(Claim("s", "c", "1", "2", "agrees", cmd), reduced)
+    assert both.ours == "2 (reduced runs: one: n_searches=5; two: budget.playouts=100)"
+    assert "experiment=two scale=paper budget.playouts=100 algo=iterative &&" in both.command
