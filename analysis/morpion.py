@@ -307,7 +307,10 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
     for name, rows in (("Morpion", df), ("left move", left)):
         if rows.empty:
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
-        plain = rows[~rows["memorize"].astype(bool) | (rows["level"] == 0)]
+        # Without memorization; level 0 (one playout) from either setting, counted once.
+        plain = rows[~rows["memorize"].astype(bool)]
+        if 0 not in set(plain["level"]):
+            plain = pd.concat([plain, rows[rows["level"] == 0]])
         by_level = {lv: g["score"].to_numpy(float) for lv, g in plain.groupby("level")}
         if not {0, 1, 2} <= set(by_level):
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
@@ -315,6 +318,7 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
             _standardized_gain(by_level[1], by_level[2]),
             _standardized_gain(by_level[0], by_level[1])[0],
         )
+    depth = int(left["depth"].iloc[0])
     (dm, sm), dm0 = gains["Morpion"]
     (dl, sl), dl0 = gains["left move"]
     diff, half = dm - dl, 1.96 * np.hypot(sm, sl)
@@ -323,8 +327,8 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
             NMCS,
             claim,
             "better",
-            f"level 1 to 2: Morpion {dm:+.2f} sd, left move (depth 60) {dl:+.2f} sd, difference "
-            f"{diff:+.2f} [{diff - half:+.2f}, {diff + half:+.2f}]; level 0 to 1 (for "
+            f"level 1 to 2: Morpion {dm:+.2f} sd, left move (depth {depth}) {dl:+.2f} sd, "
+            f"difference {diff:+.2f} [{diff - half:+.2f}, {diff + half:+.2f}]; level 0 to 1 (for "
             f"comparison): Morpion {dm0:+.2f} sd, left move {dl0:+.2f} sd",
             verdict_sign(diff - half, diff + half),
             cmd,
