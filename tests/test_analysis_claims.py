@@ -207,3 +207,36 @@ def test_record_78_claim():
     claim = morpion._record_78_claim(runs.assign(score=[70] * 20 + [74] * 20), record, "cmd")
     assert claim.verdict == DIFFERS and "0.0% of our runs reach 78" in claim.ours
     assert morpion._record_78_claim(runs.iloc[:0], record, "cmd").verdict == NOT_RUN
+
+
+def scores_frame(means_by_level, sd, n=3000, depth=None, seed=0):
+    """Normal scores per (level, memorize=False); level 0 also as memorize=True (the same
+    playouts), as the experiments store it."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for level, mean in means_by_level.items():
+        s = rng.normal(mean, sd[level], n).round()
+        for memorize in (False, True) if level == 0 else (False,):
+            rows.append(pd.DataFrame(dict(level=level, memorize=memorize, score=s, depth=depth)))
+    return pd.concat(rows, ignore_index=True)
+
+
+class _LeftCtx(_Ctx):
+    def __init__(self, left):
+        self.left = left
+
+    def results(self, experiment):
+        assert experiment == "leftmove_distributions"
+        return self.left
+
+
+def test_scaling_claim_reads_the_nested_levels():
+    # Morpion: level 1 -> 2 gains one level-1 sd; left move: a third of one.
+    morpion_rows = scores_frame({0: 43, 1: 58, 2: 61}, {0: 13, 1: 3, 2: 2})
+    left = scores_frame({0: 30, 1: 38, 2: 39}, {0: 4, 1: 3, 2: 3}, depth=60)
+    (claim,) = morpion._scaling_claim(_LeftCtx(left), morpion_rows)
+    assert claim.verdict == AGREES and "left move (depth 60) +0.3" in claim.ours
+    (claim,) = morpion._scaling_claim(_LeftCtx(morpion_rows.assign(depth=60)), left)
+    assert claim.verdict == DIFFERS
+    (claim,) = morpion._scaling_claim(_LeftCtx(left.iloc[:0]), morpion_rows)
+    assert claim.verdict == NOT_RUN
