@@ -833,14 +833,19 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
         _, low, high = welch_diff(ours, other, confidence)
         wins += low > 0
         losses += high < 0
+    rng = np.random.default_rng(0)
     for budget, part in table.groupby("budget_playouts"):
         means = ", ".join(f"{c:g}: {m:.2f}" for c, m in zip(part["c"], part["mean"], strict=True))
-        parts.append(f"{int(budget):,} simulations, mean by C: {means}")
+        parts.append(
+            f"{int(budget):,} simulations, mean by C: {means}; one run per C: "
+            f"{best_c} gives the longest (or ties) with probability "
+            f"{_chance_single_run_is_best(df[df['budget_playouts'] == budget], best_c, rng):.2f}"
+        )
     verdict = DIFFERS if losses else AGREES if wins == len(comparisons) else NOT_ENOUGH
     return [
         Claim(
             RMC,
-            claim,
+            claim + " (investigation: docs/investigations/morpion_uct_constant.md)",
             f"C = {best_c}",
             "; ".join(parts) + f"; C = {best_c} is better than {wins} and worse than {losses} of "
             f"{len(comparisons)} (constant, budget) pairs (Welch, Bonferroni), "
@@ -849,6 +854,15 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
             cmd,
         )
     ]
+
+
+def _chance_single_run_is_best(df: pd.DataFrame, c: float, rng, draws: int = 20_000) -> float:
+    """The chance that one run per constant, drawn from ours, puts ``c`` at the top (ties
+    included): how often a comparison of single runs, as the paper's tables are, names it."""
+    runs = {k: g["score"].to_numpy() for k, g in df.groupby("c")}
+    drawn = {k: rng.choice(v, draws) for k, v in runs.items()}
+    top = np.max(np.stack(list(drawn.values())), axis=0)
+    return float((drawn[c] == top).mean())
 
 
 EXPERIMENTS = (
