@@ -199,13 +199,16 @@ def test_equal_time_claim():
 
 def test_record_78_claim():
     record = paper_values("morpion")["rmc_qualitative"]["record_78"]
-    # 40 runs: the 95% prediction interval of one run is [lowest, highest].
+    # One of 40 runs reaches 78: the record is reproduced.
     scores = [70] * 20 + [74] * 19 + [78]
     runs = pd.DataFrame(dict(pair=[(100, 1000)] * 40, score=scores, seconds=1.0))
     claim = morpion._record_78_claim(runs, record, "cmd")
-    assert claim.verdict == AGREES and "2.5% of our runs reach 78" in claim.ours
+    assert claim.verdict == AGREES and "1 of 40 runs reach 78" in claim.ours
+    # None does: a record is the best of an unknown number of runs, so nothing is refuted;
+    # the chance of one run is bounded by the exact binomial interval (3.7/40 for 0 of 40).
     claim = morpion._record_78_claim(runs.assign(score=[70] * 20 + [74] * 20), record, "cmd")
-    assert claim.verdict == DIFFERS and "0.0% of our runs reach 78" in claim.ours
+    assert claim.verdict == NOT_ENOUGH and "0 of 40 runs reach 78" in claim.ours
+    assert "at most 0.09" in claim.ours
     assert morpion._record_78_claim(runs.iloc[:0], record, "cmd").verdict == NOT_RUN
 
 
