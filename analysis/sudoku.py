@@ -211,18 +211,20 @@ def analyze(ctx: Context) -> list[Claim]:
                 )
             )
     if "fc" in tot.index:
-        claims += fc_claims(per_problem("fc"), tot, paper, cmd)
+        claims += fc_claims(t2, paper, cmd)
     effort_claim(ctx, claims)
     return claims
 
 
-def fc_claims(fc: pd.DataFrame, tot: pd.DataFrame, paper: dict, cmd: str) -> list[Claim]:
-    """The forward-checking claims of Table 2 and the conclusion, from one FC search per problem.
+def fc_claims(t2: pd.DataFrame, paper: dict, cmd: str) -> list[Claim]:
+    """The forward-checking claims of Table 2 and the conclusion, from one FC search per problem
+    (``t2``: the rows of ``rows``; other methods are compared on FC's problems).
 
     A search stopped at its cap counts its time up to the cap, so FC's total is a lower bound
     and its count of unsolved problems an upper bound of what a larger cap would give. With a
     cap below the paper's 20,000 s (a node cap, or fewer seconds) a claim is settled only where
     these bounds settle it; otherwise it is 'not enough data' with the bound shown."""
+    fc = t2[t2["method"] == "fc"]
     unsolved, n = int((~fc["solved"]).sum()), len(fc)
     fc_seconds = fc["seconds"].sum()
     capped = fc[~fc["solved"]]
@@ -258,13 +260,14 @@ def fc_claims(fc: pd.DataFrame, tot: pd.DataFrame, paper: dict, cmd: str) -> lis
 
     # Ratios of total times on this machine; FC's total is a lower bound while any is capped.
     def ratio_claim(key: str, text: str, paper_text: str, at_least: float) -> None:
-        if key not in tot.index:
-            return
-        other = tot.loc[key]
-        ratio = fc_seconds / other["seconds"]
-        ours = f"{fc_text}; {label(key)}: {other['seconds']:,.2f} s, "
-        ours += f"{other['unsolved']} unsolved; ratio {'> ' if unsolved else ''}{ratio:,.0f}"
-        if other["unsolved"] > 0:
+        other = t2[(t2["method"] == key) & t2["problem"].isin(fc["problem"])]
+        if len(other) < n:
+            return  # the method did not run on all of FC's problems
+        other_seconds, other_unsolved = other["seconds"].sum(), int((~other["solved"]).sum())
+        ratio = fc_seconds / other_seconds
+        ours = f"{fc_text}; {label(key)}: {other_seconds:,.2f} s, "
+        ours += f"{other_unsolved} unsolved; ratio {'> ' if unsolved else ''}{ratio:,.0f}"
+        if other_unsolved > 0:
             verdict = DIFFERS
         elif ratio >= at_least:
             verdict = AGREES

@@ -94,21 +94,25 @@ def fc_rows(unsolved, n=100, capped_seconds=14.0, solved_seconds=0.5):
             method="fc",
             problem=range(n),
             solved=solved,
-            playouts=0,
             seconds=np.where(solved, solved_seconds, capped_seconds),
         )
     )
 
 
-def totals(sampling_seconds=40.0, l1m_seconds=0.9):
+def others(sampling_seconds=40.0, l1m_seconds=0.9, n=100, sampling_unsolved=0):
+    """Iterative sampling and NMCS level 1 on problems 0..n-1, their seconds spread evenly."""
     return pd.DataFrame(
-        dict(unsolved=[0, 0], seconds=[sampling_seconds, l1m_seconds]),
-        index=["sampling", "l1m"],
+        dict(
+            method=["sampling"] * n + ["l1m"] * n,
+            problem=list(range(n)) * 2,
+            solved=[i >= sampling_unsolved for i in range(n)] + [True] * n,
+            seconds=[sampling_seconds / n] * n + [l1m_seconds / n] * n,
+        )
     )
 
 
-def fc_verdicts(fc, tot):
-    claims = sudoku.fc_claims(fc, tot, paper_values("sudoku"), "cmd")
+def fc_verdicts(fc, rest):
+    claims = sudoku.fc_claims(pd.concat([fc, rest]), paper_values("sudoku"), "cmd")
     assert len(claims) == 3
     return [c.verdict for c in claims]
 
@@ -116,21 +120,32 @@ def fc_verdicts(fc, tot):
 def test_fc_under_a_reduced_cap_gives_bounds():
     # 60 unsolved at a 14 s cap: more than the paper's 21 could be solved with more time, and
     # FC's > 840 s is at least 10 times sampling's 40 s but far from 200,000 times level 1's.
-    assert fc_verdicts(fc_rows(60), totals()) == [NOT_ENOUGH, AGREES, NOT_ENOUGH]
+    assert fc_verdicts(fc_rows(60), others()) == [NOT_ENOUGH, AGREES, NOT_ENOUGH]
     # Only 5 unsolved even at a 14 s cap: fewer than 21 at any larger cap (Fisher p < 0.05).
-    assert fc_verdicts(fc_rows(5), totals())[0] == DIFFERS
+    assert fc_verdicts(fc_rows(5), others())[0] == DIFFERS
     # A ratio to sampling below 10 under a reduced cap is not settled.
-    assert fc_verdicts(fc_rows(60), totals(sampling_seconds=200.0))[1] == NOT_ENOUGH
+    assert fc_verdicts(fc_rows(60), others(sampling_seconds=200.0))[1] == NOT_ENOUGH
 
 
 def test_fc_at_the_paper_cap_is_judged_directly():
     at_cap = fc_rows(20, capped_seconds=20_000.0)
-    assert fc_verdicts(at_cap, totals()) == [AGREES, AGREES, AGREES]  # 400,000 s / 0.9 s
-    assert fc_verdicts(fc_rows(45, capped_seconds=20_000.0), totals())[0] == DIFFERS
+    assert fc_verdicts(at_cap, others()) == [AGREES, AGREES, AGREES]  # 400,000 s / 0.9 s
+    assert fc_verdicts(fc_rows(45, capped_seconds=20_000.0), others())[0] == DIFFERS
     # A method that leaves a problem unsolved cannot be the faster one that "solves all".
-    tot = totals()
-    tot.loc["sampling", "unsolved"] = 1
-    assert fc_verdicts(at_cap, tot)[1] == DIFFERS
+    assert fc_verdicts(at_cap, others(sampling_unsolved=1))[1] == DIFFERS
+
+
+def test_fc_is_compared_on_its_own_problems_only():
+    # FC on problems 0-49; the other methods on 0-99: their time on 0-49 counts.
+    claims = sudoku.fc_claims(
+        pd.concat([fc_rows(10, n=50), others(sampling_seconds=100.0)]),
+        paper_values("sudoku"),
+        "cmd",
+    )
+    assert "iterative sampling: 50.00 s" in claims[1].ours
+    # A method missing some of FC's problems gives no ratio claim.
+    claims = sudoku.fc_claims(pd.concat([fc_rows(10), others(n=50)]), paper_values("sudoku"), "cmd")
+    assert len(claims) == 1
 
 
 # ---------------------------------------------------------------- left move, Figs 3-4
