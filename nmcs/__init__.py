@@ -21,6 +21,7 @@ def _source_hash():
     # can make a cached entry point stale.
     digest = hashlib.sha1()
     paths = [p for sub in ("games", "search") for p in (_PACKAGE_DIR / sub).rglob("*.py")]
+    paths.append(_PACKAGE_DIR / "jit_names.py")  # how compiled functions are named
     for path in sorted(paths):
         digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
         digest.update(path.read_bytes())

@@ -20,6 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from nmcs.jit_names import install
+
+install()  # before any kernel is compiled: see nmcs/jit_names.py
+
 
 def game_module(name: str) -> ModuleType:
     """The public module of game ``name``: ``make_state``, ``describe`` and the kernels (for a
