@@ -173,7 +173,8 @@ def plot(stats_df, paper, ctx):
             ms=4,
             capsize=2,
             color=color,
-            label=f"ours {column_name(lv, m, cut)} (mean)",
+            label=f"ours {column_name(lv, m, cut)} "
+            + ("(one search)" if cell["n"].max() == 1 else "(mean)"),
         )
     ax.set_xticks(positions)
     ax.set_xlabel("position of the standard test set")
