@@ -278,7 +278,7 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
             )
         )
     claims += _scaling_claim(ctx, df)
-    claims += _level4_record_claim(ctx, df)
+    claims += _level4_record_claim(df)
     return claims
 
 
@@ -336,7 +336,7 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
     ]
 
 
-def _level4_record_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
+def _level4_record_claim(df: pd.DataFrame) -> list[Claim]:
     """The 80-move record of a level-4 search (5 hours on 32 dual-core machines), never run
     here: its cost is estimated from our level-3 searches and the level cost ratio."""
     level3 = df[(df["level"] == 3) & df["memorize"].astype(bool)]

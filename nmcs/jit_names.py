@@ -44,4 +44,5 @@ class RandomIds:
 def install() -> None:
     """Make numba's function counter random for the rest of the process (idempotent)."""
     if not isinstance(FunctionIdentity._unique_ids, RandomIds):
-        FunctionIdentity._unique_ids = RandomIds()
+        # numba declares it an itertools.count; it only ever calls next() on it.
+        setattr(FunctionIdentity, "_unique_ids", RandomIds())  # noqa: B010
