@@ -54,10 +54,12 @@ def test_per_position_keeps_cut_searches_apart():
 @pytest.mark.parametrize(
     "per_position, expected",
     [
-        # total 80,000: above SP-MCTS's 73,998 and above one level-2m run (<= 66,000 + 1.96 sd)
+        # total 80,000: above SP-MCTS's 73,998 and one level-2m run (66,000), with margins
         (4000.0, {"total": NOT_ENOUGH, "sp_mcts": AGREES, "level2m": AGREES}),
-        # total 70,000: a lower bound below both: nothing settled
+        # total 70,000: a lower bound below SP-MCTS: nothing settled there
         (3500.0, {"total": NOT_ENOUGH, "sp_mcts": NOT_ENOUGH, "level2m": AGREES}),
+        # total 74,600: above 73,998, but not by one run's spread (± 876 from level 2m)
+        (3730.0, {"total": NOT_ENOUGH, "sp_mcts": NOT_ENOUGH, "level2m": AGREES}),
         # total 60,000: not even above one level-2m run
         (3000.0, {"total": NOT_ENOUGH, "sp_mcts": NOT_ENOUGH, "level2m": NOT_ENOUGH}),
     ],
@@ -75,6 +77,13 @@ def test_cut_level3_is_a_lower_bound(per_position, expected):
     assert {k: c.verdict for k, c in by_name.items()} == expected
     assert "a lower bound" in by_name["total"].ours
     assert "about 25 level-2m searches" in by_name["total"].ours  # 2e7 / 8e5
+
+
+def test_cut_level3_without_level_2m_gives_only_the_bound():
+    paper = paper_values("samegame")
+    cut = samegame_cells([4000.0] * 20, 3, True, cut=1000)
+    (claim,) = samegame.cut_claims("level3m", 1000, cut, {}, paper, "cmd")
+    assert claim.verdict == NOT_ENOUGH and "a lower bound" in claim.ours
 
 
 def test_cut_level3_on_some_positions_is_not_run():
