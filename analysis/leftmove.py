@@ -194,17 +194,14 @@ def fig4_claims(df: pd.DataFrame, cmd: str) -> list[Claim]:
         return df[(df["level"] == level) & (df["memorize"] == memorize)]["score"].to_numpy(float)
 
     # gain(memo) - 2 gain(no memo) > 0, i.e. without memorization the gain from level 0 to
-    # level 3 is less than half the gain with it; the four samples are independent.
-    parts = [
-        (scores(3, True), 1),
-        (scores(0, True), -1),
-        (scores(3, False), -2),
-        (scores(0, False), 2),
-    ]
+    # level 3 is less than half the gain with it. Level 0 is one playout whatever the setting
+    # (the two level-0 cells hold the same games), so it enters once, with weight 2 - 1.
+    level0 = scores(0, False)
+    parts = [(scores(3, True), 1), (scores(3, False), -2), (level0, 1)]
     value = sum(w * s.mean() for s, w in parts)
     half = 1.96 * np.sqrt(sum(w * w * s.var(ddof=1) / s.size for s, w in parts))
-    gain_m = parts[0][0].mean() - parts[1][0].mean()
-    gain_n = parts[2][0].mean() - parts[3][0].mean()
+    gain_m = parts[0][0].mean() - level0.mean()
+    gain_n = parts[1][0].mean() - level0.mean()
     claims = [
         Claim(
             SECTION,
