@@ -83,6 +83,18 @@ class Context:
         return df
 
 
+def rerun_command(scale: str, *experiments: str, extra: dict[str, str] | None = None) -> str:
+    """The command that reruns ``experiments`` at ``scale`` and rebuilds the report; ``extra``
+    adds overrides to an experiment's run (after its ``scale=``, where the report's reduced-run
+    note inserts its own)."""
+    extra = extra or {}
+    runs = " && ".join(
+        f"python run.py -m experiment={e} scale={scale}" + (f" {extra[e]}" if e in extra else "")
+        for e in experiments
+    )
+    return f"{runs} && python -m analysis"
+
+
 def paper_values(name: str) -> dict[str, Any]:
     return yaml.safe_load((PAPER_VALUES_DIR / f"{name}.yaml").read_text())
 

@@ -14,6 +14,7 @@ from analysis.common import (
     Claim,
     Context,
     paper_values,
+    rerun_command,
     save_figure,
     save_table,
     verdict_interval,
@@ -24,10 +25,6 @@ from analysis.common import (
 from nmcs.theory.leftmove import score_distribution
 
 SECTION = "NMCS 4 (left move, leftmost path)"
-
-
-def _cmd(experiment: str, scale: str) -> str:
-    return f"python run.py -m experiment={experiment} scale={scale} && python -m analysis"
 
 
 def pooled_bins(expected, minimum=5.0):
@@ -156,7 +153,7 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
                 f"n={int(gof['n'].min())} per level (sampling noise alone: up to "
                 f"{100 * noise:.2f} %, 95th percentile); smallest chi2/G p-value {p_min:.3g}",
                 verdict,
-                _cmd(experiment, ctx.scale),
+                rerun_command(ctx.scale, experiment),
             )
         )
         # The simulation follows the dynamic programme: a goodness-of-fit test per level, with
@@ -173,10 +170,10 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
                     for r in gof.itertuples()
                 ),
                 AGREES if gof["chi2_p"].min() >= alpha else DIFFERS,
-                _cmd(experiment, ctx.scale),
+                rerun_command(ctx.scale, experiment),
             )
         )
-    claims += fig4_claims(df, _cmd(experiment, ctx.scale))
+    claims += fig4_claims(df, rerun_command(ctx.scale, experiment))
     return claims
 
 
@@ -309,7 +306,7 @@ def analyze_best_probability(
                 f"{paper[key]:.2f}",
                 ours,
                 verdict_interval(row.ci_low, row.ci_high, paper[key] - tol, paper[key] + tol),
-                _cmd(experiment, ctx.scale),
+                rerun_command(ctx.scale, experiment),
             )
         )
     no_memo = table[~table["memorize"].astype(bool)]
@@ -323,7 +320,7 @@ def analyze_best_probability(
                 f"theory inside the 95% CI in {inside} of {len(no_memo)} cells "
                 f"(about {0.95 * len(no_memo):.0f} expected)",
                 "agrees" if inside >= stats.binom.ppf(0.001, len(no_memo), 0.95) else "differs",
-                _cmd(experiment, ctx.scale),
+                rerun_command(ctx.scale, experiment),
             )
         )
     return claims
@@ -395,7 +392,7 @@ def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
                     paper["with_memorization"] - tol,
                     paper["with_memorization"] + tol,
                 ),
-                _cmd(experiment, ctx.scale),
+                rerun_command(ctx.scale, experiment),
             )
         )
     return claims
@@ -515,7 +512,7 @@ def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> lis
                             f"+{value}",
                             ours,
                             verdict_interval(low, high, value - 0.5, value + 0.5),
-                            _cmd(experiment, ctx.scale),
+                            rerun_command(ctx.scale, experiment),
                         )
                     )
         for hi in (2, 3):
@@ -533,7 +530,7 @@ def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> lis
                     "worse",
                     f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] points, n={a.shape[0]}",
                     verdict_sign(-high, -low),
-                    _cmd(experiment, ctx.scale),
+                    rerun_command(ctx.scale, experiment),
                 )
             )
     return claims
@@ -558,7 +555,7 @@ def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[
     save_table(table, ctx.tables, experiment)
     always = bool(df["best"].all())
     exact = bool((df["playout_moves"] == df["expected_moves"]).all())
-    cmd = _cmd(experiment, ctx.scale)
+    cmd = rerun_command(ctx.scale, experiment)
     return [
         Claim(
             SECTION,

@@ -38,6 +38,7 @@ from analysis.common import (
     Context,
     paper_values,
     prediction_interval,
+    rerun_command,
     save_figure,
     save_table,
     verdict_interval,
@@ -54,11 +55,6 @@ BOOTSTRAP = 2000
 # The bootstrap of a mode takes the observed frequencies for the truth, which holds only when
 # the scores near the peak were each seen many times: fewer searches are 'not enough data'.
 MIN_PEAK_SEARCHES = 100
-
-
-def _cmd(scale: str, *experiments: str) -> str:
-    runs = " && ".join(f"python run.py -m experiment={e} scale={scale}" for e in experiments)
-    return f"{runs} && python -m analysis"
 
 
 def _morpion(df):
@@ -145,7 +141,7 @@ def figure_rows(df, memorize):
 
 def analyze_distributions(ctx: Context) -> list[Claim]:
     df = load_distributions(ctx)
-    cmd = _cmd(ctx.scale, *DISTRIBUTIONS)
+    cmd = rerun_command(ctx.scale, *DISTRIBUTIONS)
     paper = paper_values("morpion")["nmcs_distributions"]
     claims = []
     rows = []
@@ -301,7 +297,9 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
         "than for the left move (read as: the gain from level 1 to level 2, in standard "
         "deviations of level 1's scores, is larger)"
     )
-    cmd = _cmd(ctx.scale, "morpion_fig8_fig9", "morpion_fig8_fig9_level0", "leftmove_distributions")
+    cmd = rerun_command(
+        ctx.scale, "morpion_fig8_fig9", "morpion_fig8_fig9_level0", "leftmove_distributions"
+    )
     left = ctx.results("leftmove_distributions")
     gains = {}
     for name, rows in (("Morpion", df), ("left move", left)):
@@ -368,7 +366,7 @@ def _level4_record_claim(df: pd.DataFrame) -> list[Claim]:
 
 def analyze_realtime(ctx: Context, experiment: str = "morpion_fig10") -> list[Claim]:
     df = _morpion(ctx.results(experiment))
-    cmd = _cmd(ctx.scale, experiment)
+    cmd = rerun_command(ctx.scale, experiment)
     names = ("level 2 beats level 1", "level 1 beats level 0")
     if df.empty:
         return [
@@ -533,7 +531,7 @@ def _mobility_row_claim(ctx, table, df):
             + ", ".join(f"{c:.2f}" for c in chances)
             + f"; jointly {joint:.3f}",
             AGREES if joint >= 0.01 else DIFFERS,
-            _cmd(ctx.scale, "morpion_reflexive_table2"),
+            rerun_command(ctx.scale, "morpion_reflexive_table2"),
         )
     ]
 
@@ -545,7 +543,7 @@ def analyze_games_tables(ctx: Context) -> list[Claim]:
     for key, experiment, label, algo, policy in TABLES:
         table, df = games_table(ctx, key, experiment, algo, policy)
         tables[key] = (table, df)
-        cmd = _cmd(ctx.scale, experiment)
+        cmd = rerun_command(ctx.scale, experiment)
         name = key.replace("rmc_table", "Table ")
         if "n" in table:
             save_table(table, ctx.tables, experiment)
@@ -626,7 +624,7 @@ def _compare_tables(ctx, tables):
     )
     for a_key, b_key, claim, paper, games in specs:
         a_table, b_table = tables[a_key][0], tables[b_key][0]
-        cmd = _cmd(
+        cmd = rerun_command(
             ctx.scale,
             *(e for k, e, *_ in TABLES if k in (a_key, b_key)),
         )
@@ -662,7 +660,7 @@ def _equal_time_claim(ctx, tables):
         "Tables 1-2: at equal search times (mobility's N games against random moves' 10 N), "
         "the two find similar lengths (read as: mean difference within 1 move)"
     )
-    cmd = _cmd(ctx.scale, "morpion_reflexive_table1", "morpion_reflexive_table2")
+    cmd = rerun_command(ctx.scale, "morpion_reflexive_table1", "morpion_reflexive_table2")
     games = [g for g in mob["games"] if 10 * g in set(rnd["games"])]
     ok = games and all(
         "n" in t and t.set_index("games").loc[gs, "n"].ge(2).all()
@@ -699,7 +697,7 @@ def games_pair(options: Any) -> tuple[int, ...]:
 def analyze_reflexive(ctx: Context, experiment: str = "morpion_reflexive_table4_5") -> list[Claim]:
     paper = paper_values("morpion")
     lengths, times = paper["rmc_table4"], paper["rmc_table5"]
-    cmd = _cmd(ctx.scale, experiment)
+    cmd = rerun_command(ctx.scale, experiment)
     df = _morpion(ctx.results(experiment))
     if not df.empty:
         df = df[(df["algo"] == "reflexive") & (df["level"] == 2) & (df["policy"] == "random")]
@@ -787,7 +785,7 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
     constant beats 0.1, 'agrees' if 0.1 beats every other, 'not enough data' otherwise."""
     best_c = paper_values("morpion")["rmc_table3"]["c"]
     claim = f"UCT: the best results are obtained with C = {best_c} (constants 0.03 to 3)"
-    cmd = _cmd(ctx.scale, experiment)
+    cmd = rerun_command(ctx.scale, experiment)
     df = _morpion(ctx.results(experiment))
     if df.empty:
         return []

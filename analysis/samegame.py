@@ -30,6 +30,7 @@ from analysis.common import (
     Claim,
     Context,
     paper_values,
+    rerun_command,
     save_figure,
     save_table,
     verdict_sign,
@@ -40,11 +41,6 @@ EXPERIMENTS = ("samegame_table1", "samegame_table1_level3")
 MIN_SEEDS = 5  # searches per position for a prediction interval of the total
 PAPER_COLUMN = {(2, False): "level2", (2, True): "level2m", (3, True): "level3m"}
 LABEL = {"sp_mcts": "SP-MCTS", "level2": "level 2", "level2m": "level 2m", "level3m": "level 3m"}
-
-
-def _cmd(scale: str, *experiments: str) -> str:
-    runs = " && ".join(f"python run.py -m experiment={e} scale={scale}" for e in experiments)
-    return f"{runs} && python -m analysis"
 
 
 def column_name(level: int, memorize: bool, cut: int = 0) -> str:
@@ -194,12 +190,14 @@ def analyze(ctx: Context) -> list[Claim]:
     save_table(build_table(stats_df, paper), ctx.tables, "samegame_table1")
     plot(stats_df, paper, ctx)
     claims = []
-    cmd = _cmd(ctx.scale, "samegame_table1")
-    cmd3 = _cmd(ctx.scale, "samegame_table1", "samegame_table1_level3")
+    cmd = rerun_command(ctx.scale, "samegame_table1")
+    cmd3 = rerun_command(ctx.scale, "samegame_table1", "samegame_table1_level3")
     # A cut level-3 search is algo=iterative (nested searches restarted, the first one cut).
-    cmd_cut = cmd3.replace(
-        f"experiment=samegame_table1_level3 scale={ctx.scale}",
-        f"experiment=samegame_table1_level3 scale={ctx.scale} algo=iterative",
+    cmd_cut = rerun_command(
+        ctx.scale,
+        "samegame_table1",
+        "samegame_table1_level3",
+        extra={"samegame_table1_level3": "algo=iterative"},
     )
     full = {}
     cut_cells = []

@@ -35,6 +35,7 @@ from analysis.common import (
     NOT_RUN,
     Claim,
     paper_values,
+    rerun_command,
     save_figure,
     save_table,
     verdict_sign,
@@ -66,11 +67,6 @@ SETTINGS = tuple(
 
 def version_name(game: str, misere: bool) -> str:
     return f"{game} misere" if misere else game
-
-
-def _cmd(scale: str, *experiments: str) -> str:
-    runs = " && ".join(f"python run.py -m experiment={e} scale={scale}" for e in experiments)
-    return f"{runs} && python -m analysis"
 
 
 def load(ctx, experiments) -> pd.DataFrame:
@@ -192,7 +188,7 @@ def _fmt(p: float, low: float, high: float) -> str:
 
 def claims_at(table: pd.DataFrame, ms: float, scale: str, paper: dict) -> list[Claim]:
     """The paper's three claims about its table, from our cells at ``ms`` per move."""
-    cmd = _cmd(scale, *TIME)
+    cmd = rerun_command(scale, *TIME)
     at = table[table["budget_ms"] == ms]
     best, worse = paper["best_setting"], paper["worse_setting"]
     where = f"at {ms:g} ms" + ("" if ms == paper["budget_ms"] else " (this scale's longest)")
