@@ -62,6 +62,10 @@ def test_state_and_bounds(game):
     n = game.legal_moves(state, legal)
     assert 1 <= n <= game.max_branching(state)
     assert len(set(legal[:n].tolist())) == n, "legal moves must be distinct"
+    size = getattr(game.record.kernels, "STATE_SIZE", None)
+    if size is not None:  # a fixed size the searches copy unrolled: it must be the real one
+        assert state.shape[0] == size
+        assert game.make_state(**game.record.small_options).shape[0] == size
 
 
 def test_random_walk_ends_within_max_moves(game):

@@ -32,6 +32,7 @@ from nmcs.search.rng import next_u64
 NAME = "leftmost"
 LEFT, RIGHT = np.int32(0), np.int32(1)
 DEPTH, PLAYED, RUN, ON_PATH = 0, 1, 2, 3
+STATE_SIZE = 4
 MAX_DEPTH = 1000
 
 

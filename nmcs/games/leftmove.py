@@ -31,6 +31,7 @@ from nmcs.search.rng import next_u64
 NAME = "leftmove"
 LEFT, RIGHT = np.int32(0), np.int32(1)
 DEPTH, PLAYED, LEFTS = 0, 1, 2
+STATE_SIZE = 3
 MAX_DEPTH = 1000
 
 

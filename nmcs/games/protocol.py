@@ -43,5 +43,10 @@ class GameKernels(Protocol):
         write them into ``moves`` only if ``record``. Must be a function of ``state`` and the
         ``rng`` words it draws (``nmcs.search.rng``): searches replay playouts from a saved
         generator word. Optional kernel ``target_score(state)``: a score no game can beat (a
-        solved puzzle); a search stops at the first game that reaches it."""
+        solved puzzle), read once from the position a search starts from; a search stops at
+        the first game that reaches it. Optional constant
+        ``STATE_SIZE``: the length of every state of the game, for a game whose state has a
+        fixed size; the searches then copy states with a loop the compiler unrolls
+        (``nmcs.search.anytime.state_copier``), which matters for small states (the tree
+        problems' 3-4 entries)."""
         ...

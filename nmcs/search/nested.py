@@ -44,18 +44,21 @@ Workspace (a tuple; L = MAX_LEVEL + 1, S = state size, B = max branching, M = ma
     seqs    [L, 2, M]  seqs[k]: the two child-sequence buffers of the level-k search
     cont    [M]        the replayed continuation of a level-1 playout
     aux     uint64[1]  generator state used for replays
-    stop    bool[1]    stop a search at a playout that reaches the game's target score
     stats   int64[2]   playouts started, moves played in playouts (counted since allocation)
-    budget  float64[2] seconds, playouts after which a search is cut (0: no limit of that kind)
-    clock   float64[4] the budget clock (``nmcs.search.anytime``), started by the caller
-    cut     bool[1]    set when the budget cut a search short
+    ctl     float64[7] only with a budget: the budget clock (``nmcs.search.anytime``, entries
+                       0-3), the seconds and playouts after which a search is cut (0: no limit
+                       of that kind), and the cut flag (1.0 once the budget cut a search short)
+
+The level functions take ``(state, level, memorize, target, rng, ws, seq)``: ``target`` is the
+game's target score, or NO_TARGET when a search must not stop at it (``stop_at_target=false``).
 
 Cutting a search short (a budget, set by ``iterative``): the level-1 search checks the budget
 after every playout, and a search whose budget is spent returns at once the best complete game
 it knows: the better of its best sequence (memorized) and the best child of its current step;
 each level above then returns the best of its own candidates and the game that came up. So a
 budgeted search stops within one playout of its budget (about 0.1 ms of clock checks), not
-after the nested search that was running; a search with no budget pays one test per playout.
+after the nested search that was running. The searches without a budget (algo=nested) are
+compiled without that code.
 """
 
 import functools
@@ -72,8 +75,8 @@ from nmcs.search.anytime import (
     PLAYOUTS,
     RestartWorkspace,
     build_restarts,
-    copy_into,
     start_clock,
+    state_copier,
     target_score_kernel,
     time_is_up,
 )
@@ -85,7 +88,7 @@ NEVER_MEMORIZE = MAX_LEVEL + 1  # the ``memorize`` argument of a search that nev
 
 
 class NestedWorkspace(NamedTuple):
-    """Per-worker buffers of a nested search (see the module docstring)."""
+    """Per-worker buffers of a nested search without a budget (see the module docstring)."""
 
     states: np.ndarray
     moves: np.ndarray
@@ -93,24 +96,47 @@ class NestedWorkspace(NamedTuple):
     cont: np.ndarray
     aux: np.ndarray
     stats: np.ndarray
-    stop: np.ndarray
-    budget: np.ndarray
-    clock: np.ndarray
-    cut: np.ndarray
+
+
+class BudgetedWorkspace(NamedTuple):
+    """Per-worker buffers of a nested search that a budget can cut short: those of
+    ``NestedWorkspace`` and ``ctl`` (``CTL_*``)."""
+
+    states: np.ndarray
+    moves: np.ndarray
+    seqs: np.ndarray
+    cont: np.ndarray
+    aux: np.ndarray
+    stats: np.ndarray
+    ctl: np.ndarray
+
+
+# ctl, float64[7]: the budget clock (``nmcs.search.anytime``, its first 4 entries, so that
+# ``time_is_up(ctl, ...)`` reads it in place), the budget and the cut flag.
+CTL_CLOCK = 4  # entries 0-3
+CTL_SECONDS, CTL_PLAYOUTS, CTL_CUT = 4, 5, 6
+CTL_SIZE = 7
 
 
 @functools.cache
-def build_nested(game, levels: int = MAX_LEVEL):
+def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     """Jitted nested search functions specialised to ``game``'s kernels, for levels 0 to
     ``levels`` (each level is a function of its own, so unused levels are not compiled; built
-    once per game, levels and process: algo=nested and algo=iterative share them)."""
+    once per game, levels, budget and process). ``budgeted``: the searches can be cut short by
+    a budget (algo=iterative); without it (algo=nested) the budget code is not compiled at all,
+    and the workspace passed from level to level is one array smaller.
+
+    Why the workspace is kept small: numba passes every array of a tuple argument as 7-11
+    separate machine words, and a level-k search calls its level-(k-1) search once per child,
+    so each array in the workspace costs every one of those calls (four more arrays made the
+    level-3 left-move search 25% slower)."""
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
     playout = game.playout
     max_moves = game.max_moves
     max_branching = game.max_branching
-    target_score = target_score_kernel(game)
+    copy_into = state_copier(game)
 
     @njit
     def new_workspace(state0, stats):
@@ -121,34 +147,36 @@ def build_nested(game, levels: int = MAX_LEVEL):
         seqs = np.empty((n_levels, 2, m), np.int32)
         cont = np.empty(m, np.int32)
         aux = np.zeros(1, np.uint64)
-        stop = np.ones(1, np.bool_)
-        budget = np.zeros(2, np.float64)
-        clock = start_clock()
-        cut = np.zeros(1, np.bool_)
-        return NestedWorkspace(states, moves, seqs, cont, aux, stats, stop, budget, clock, cut)
+        if budgeted:
+            ctl = np.zeros(CTL_SIZE, np.float64)
+            ctl[:CTL_CLOCK] = start_clock()
+            return BudgetedWorkspace(states, moves, seqs, cont, aux, stats, ctl)
+        return NestedWorkspace(states, moves, seqs, cont, aux, stats)
 
     @njit
     def out_of_budget(ws):
-        """True (and ``ws.cut`` set) once the search's budget is spent."""
-        budget = ws.budget
-        if budget[1] > 0 and ws.stats[PLAYOUTS] >= budget[1]:
-            ws.cut[0] = True
-        elif budget[0] > 0 and time_is_up(ws.clock, budget[0]):
-            ws.cut[0] = True
-        return ws.cut[0]
+        """True (and the cut flag set) once the search's budget is spent."""
+        ctl = ws.ctl
+        if ctl[CTL_PLAYOUTS] > 0 and ws.stats[PLAYOUTS] >= ctl[CTL_PLAYOUTS]:
+            ctl[CTL_CUT] = 1.0
+        elif ctl[CTL_SECONDS] > 0 and time_is_up(ctl, ctl[CTL_SECONDS]):
+            ctl[CTL_CUT] = 1.0
+        return ctl[CTL_CUT] != 0.0
 
     @njit
-    def sample(state, level, memorize, rng, ws, seq):
+    def sample(state, memorize, target, rng, ws, seq):
         stats = ws.stats
         n = playout(state, rng, seq, True)
         stats[PLAYOUTS] += 1
         stats[PLAYOUT_MOVES] += n
         return n
 
-    @njit
-    def level1(state, level, memorize, rng, ws, seq):
-        if level < 1:
-            return sample(state, level, memorize, rng, ws, seq)
+    # Level 1 is inlined into level 2 (no call per level-1 search, the commonest call), and
+    # the level functions are compiled without reference counting (_nrt=False: they allocate
+    # nothing, and numba's increfs and decrefs of every array they touch cost an atomic
+    # operation each per call).
+    @njit(inline="always", _nrt=False)
+    def level1(state, memorize, target, rng, ws, seq):
         stats = ws.stats
         cont = ws.cont
         aux = ws.aux
@@ -159,8 +187,8 @@ def build_nested(game, levels: int = MAX_LEVEL):
         pending = False  # the best sequence's tail is a playout not replayed yet
         pending_rng = np.uint64(0)
         best_end = 0  # with the tail replayed: seq[played:best_end] is the best sequence's rest
-        target = target_score(state) if ws.stop[0] else NO_TARGET
-        budgeted = ws.budget[0] > 0 or ws.budget[1] > 0
+        n_playouts = 0
+        n_moves = 0
         while True:
             n = legal_moves(state, legal)
             if n == 0:
@@ -170,43 +198,52 @@ def build_nested(game, levels: int = MAX_LEVEL):
             step_move = -1
             step_rng = np.uint64(0)
             for i in range(n):
+                move = legal[i]
                 copy_into(child, state)
-                play(child, legal[i])
+                play(child, move)
                 saved = rng[0]
-                stats[PLAYOUT_MOVES] += playout(child, rng, cont, False)
-                stats[PLAYOUTS] += 1
+                n_moves += playout(child, rng, cont, False)
+                n_playouts += 1
                 s = score(child)
                 if s >= target:
                     # A playout reached the game's target score: that game is the answer.
-                    seq[played] = legal[i]
-                    play(state, legal[i])
+                    stats[PLAYOUTS] += n_playouts
+                    stats[PLAYOUT_MOVES] += n_moves
+                    seq[played] = move
+                    play(state, move)
                     aux[0] = saved
                     k = playout(state, aux, seq[played + 1 :], True)
                     return played + 1 + k
-                if s > step_best:
-                    step_best = s
-                    ties = 1
-                    step_move = legal[i]
-                    step_rng = saved
-                elif s == step_best:
+                if s == step_best:
                     ties += 1
                     if below(rng, ties) == 0:
-                        step_move = legal[i]
+                        step_move = move
                         step_rng = saved
-                if budgeted and out_of_budget(ws):
-                    if memorize <= 1 and best >= step_best:
-                        # The best sequence: its tail still to replay from here, or stored.
-                        if pending:
-                            aux[0] = pending_rng
-                            return played + playout(state, aux, seq[played:], True)
-                        for j in range(played, best_end):
-                            play(state, seq[j])
-                        return best_end
-                    # The best child of this step, and its playout.
-                    seq[played] = step_move
-                    play(state, step_move)
-                    aux[0] = step_rng
-                    return played + 1 + playout(state, aux, seq[played + 1 :], True)
+                else:
+                    better = s > step_best
+                    step_best = max(s, step_best)
+                    ties = 1 if better else ties
+                    step_move = move if better else step_move
+                    step_rng = saved if better else step_rng
+                if budgeted:
+                    stats[PLAYOUTS] += n_playouts
+                    stats[PLAYOUT_MOVES] += n_moves
+                    n_playouts = 0
+                    n_moves = 0
+                    if out_of_budget(ws):
+                        if memorize <= 1 and best >= step_best:
+                            # The best sequence: its tail still to replay from here, or stored.
+                            if pending:
+                                aux[0] = pending_rng
+                                return played + playout(state, aux, seq[played:], True)
+                            for j in range(played, best_end):
+                                play(state, seq[j])
+                            return best_end
+                        # The best child of this step, and its playout.
+                        seq[played] = step_move
+                        play(state, step_move)
+                        aux[0] = step_rng
+                        return played + 1 + playout(state, aux, seq[played + 1 :], True)
             if memorize > 1:
                 seq[played] = step_move
             elif step_best > best:
@@ -227,13 +264,13 @@ def build_nested(game, levels: int = MAX_LEVEL):
                 best_end = played + k
             play(state, seq[played])
             played += 1
+        stats[PLAYOUTS] += n_playouts
+        stats[PLAYOUT_MOVES] += n_moves
         return played
 
     def make_level(lower, k):
-        @njit
-        def level_k(state, level, memorize, rng, ws, seq):
-            if level < k:
-                return lower(state, level, memorize, rng, ws, seq)
+        @njit(_nrt=False)
+        def level_k(state, memorize, target, rng, ws, seq):
             seqs = ws.seqs
             child = ws.states[k]
             legal = ws.moves[k]
@@ -241,7 +278,6 @@ def build_nested(game, levels: int = MAX_LEVEL):
             played = 0
             cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
             best_end = 0  # seq[played:best_end]: the rest of the best sequence (memorized)
-            target = target_score(state) if ws.stop[0] else NO_TARGET
             while True:
                 n = legal_moves(state, legal)
                 if n == 0:
@@ -253,7 +289,7 @@ def build_nested(game, levels: int = MAX_LEVEL):
                 for i in range(n):
                     copy_into(child, state)
                     play(child, legal[i])
-                    length = lower(child, k - 1, memorize, rng, ws, seqs[k, cur])
+                    length = lower(child, memorize, target, rng, ws, seqs[k, cur])
                     s = score(child)
                     if s >= target:
                         # A lower search reached the game's target score: that game is the answer.
@@ -264,32 +300,31 @@ def build_nested(game, levels: int = MAX_LEVEL):
                         for j in range(length + 1):
                             play(state, seq[played + j])
                         return played + 1 + length
-                    take = False
-                    if s > step_best:
-                        step_best = s
-                        ties = 1
-                        take = True
-                    elif s == step_best:
+                    if s == step_best:
                         ties += 1
                         take = below(rng, ties) == 0
-                    if take:
-                        step_move = legal[i]
-                        step_len = length
-                        cur = 1 - cur
-                    if ws.cut[0]:
-                        # The budget is spent: the best sequence if it is at least as good as
-                        # this step's best child (which includes the child just searched).
-                        if memorize <= k and best >= step_best:
-                            for j in range(played, best_end):
-                                play(state, seq[j])
-                            return best_end
-                        seq[played] = step_move
-                        found = seqs[k, 1 - cur]
-                        for j in range(step_len):
-                            seq[played + 1 + j] = found[j]
-                        for j in range(step_len + 1):
-                            play(state, seq[played + j])
-                        return played + 1 + step_len
+                    else:
+                        take = s > step_best
+                        step_best = max(s, step_best)
+                        ties = 1 if take else ties
+                    step_move = legal[i] if take else step_move
+                    step_len = length if take else step_len
+                    cur = 1 - cur if take else cur
+                    if budgeted:
+                        if ws.ctl[CTL_CUT] != 0.0:
+                            # The budget is spent: the best sequence if it is at least as good
+                            # as this step's best child (which includes the child just searched).
+                            if memorize <= k and best >= step_best:
+                                for j in range(played, best_end):
+                                    play(state, seq[j])
+                                return best_end
+                            seq[played] = step_move
+                            found = seqs[k, 1 - cur]
+                            for j in range(step_len):
+                                seq[played + 1 + j] = found[j]
+                            for j in range(step_len + 1):
+                                play(state, seq[played + j])
+                            return played + 1 + step_len
                 if memorize > k:
                     seq[played] = step_move
                 elif step_best > best:
@@ -305,9 +340,24 @@ def build_nested(game, levels: int = MAX_LEVEL):
 
         return level_k
 
-    nested = level1
+    def make_dispatch(lower_dispatch, search, k):
+        @njit
+        def dispatch(state, level, memorize, target, rng, ws, seq):
+            if level < k:
+                return lower_dispatch(state, level, memorize, target, rng, ws, seq)
+            return search(state, memorize, target, rng, ws, seq)
+
+        return dispatch
+
+    @njit
+    def dispatch0(state, level, memorize, target, rng, ws, seq):
+        return sample(state, memorize, target, rng, ws, seq)
+
+    search = level1
+    nested = make_dispatch(dispatch0, level1, 1)
     for k in range(2, levels + 1):
-        nested = make_level(nested, k)
+        search = make_level(search, k)
+        nested = make_dispatch(nested, search, k)
 
     return new_workspace, nested
 
@@ -373,16 +423,16 @@ def iterative_params(options, settings, kernels, state0):
 def build_nested_search(game, levels: int):
     """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``)."""
     new_nested_workspace, nested = build_nested(game, levels)
+    target_score = target_score_kernel(game)
 
     @njit
     def new_workspace(state0, params, stats):
-        ws = new_nested_workspace(state0, stats)
-        ws.stop[0] = params.stop_at_target
-        return ws
+        return new_nested_workspace(state0, stats)
 
     @njit
     def run(state, params, rng, ws, seq, trace):
-        return nested(state, params.level, params.memorize, rng, ws, seq), 0
+        target = target_score(state) if params.stop_at_target else NO_TARGET
+        return nested(state, params.level, params.memorize, target, rng, ws, seq), 0
 
     return new_workspace, run
 
@@ -390,27 +440,28 @@ def build_nested_search(game, levels: int):
 def build_iterative_search(game, levels: int):
     """``(new_workspace, run)`` of algo=iterative for the engine: nested searches restarted
     (``build_restarts``), the one under way cut short when the budget is spent."""
-    new_nested_workspace, nested = build_nested(game, levels)
+    new_nested_workspace, nested = build_nested(game, levels, budgeted=True)
+    target_score = target_score_kernel(game)
 
     @njit
     def new_workspace(state0, params, stats):
         nws = new_nested_workspace(state0, stats)
-        nws.stop[0] = params.stop_at_target
         # cont has max moves + 1 entries, the length of any move-sequence buffer.
         return RestartWorkspace(nws, stats, np.empty_like(state0), np.empty_like(nws.cont))
 
     @njit
     def begin(params, ws, clock):
-        nws = ws.inner
-        nws.budget[0] = params.max_seconds
-        nws.budget[1] = params.max_playouts
-        nws.clock[:] = clock
-        nws.cut[0] = False
+        ctl = ws.inner.ctl
+        ctl[:CTL_CLOCK] = clock
+        ctl[CTL_SECONDS] = params.max_seconds
+        ctl[CTL_PLAYOUTS] = params.max_playouts
+        ctl[CTL_CUT] = 0.0
 
     @njit
     def once(state, params, rng, ws, seq):
-        length = nested(state, params.level, params.memorize, rng, ws.inner, seq)
-        return length, ws.inner.cut[0]
+        target = target_score(state) if params.stop_at_target else NO_TARGET
+        length = nested(state, params.level, params.memorize, target, rng, ws.inner, seq)
+        return length, ws.inner.ctl[CTL_CUT] != 0.0
 
     return new_workspace, build_restarts(game, begin, once)
 
