@@ -42,8 +42,19 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+# Every game's speed benchmark, the left move beside a plain-C reference of the same algorithm
+# (built with the system C compiler); `make bench REF=<commit>`: the work tree against that
+# commit, in interleaved pairs (benchmarks/compare_commits.py).
 bench: $(STAMP)
-	$(PY) benchmarks/bench_leftmove.py
+ifdef REF
+	$(PY) benchmarks/compare_commits.py --ref $(REF)
+else
+	$(PY) benchmarks/bench_vs_c.py
+	$(PY) benchmarks/bench_leftmove.py --seconds 1
+	$(PY) benchmarks/bench_morpion.py --seconds 1
+	$(PY) benchmarks/bench_samegame.py --seconds 0.2
+	$(PY) benchmarks/bench_sudoku.py --problems 20 --methods l1m,l2m
+endif
 
 clean:
 	rm -rf $(VENV) .numba_cache
