@@ -14,8 +14,8 @@ from analysis import beam, leftmove, morpion, samegame, sudoku, twoplayer
 from analysis.common import Claim, Context
 from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides
 from analysis.report import write_report
+from nmcs.core.scales import SCALES
 from nmcs.harness.results import experiment_result_files
-from nmcs.harness.schema import SCALES
 
 MODULES = (leftmove, morpion, samegame, sudoku, beam, twoplayer)
 

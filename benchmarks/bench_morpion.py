@@ -23,8 +23,8 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
+from nmcs.core.rng import new_rng  # noqa: E402
 from nmcs.games import morpion as mp  # noqa: E402
-from nmcs.search.rng import new_rng  # noqa: E402
 
 
 @njit(cache=True)

@@ -20,8 +20,8 @@ import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
+from nmcs.core.rng import new_rng  # noqa: E402
 from nmcs.games import samegame as sg  # noqa: E402
-from nmcs.search.rng import new_rng  # noqa: E402
 
 
 # Not cached: numba's disk cache does not notice a change in the game module, so a cached loop

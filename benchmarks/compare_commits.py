@@ -108,7 +108,9 @@ def main() -> None:
                 print(f"\n{cell}")
                 print("  pair   ref ms/search  work ms/search  ref/work")
                 for p in range(args.pairs):
-                    print(f"  {p:>4} {ms['ref'][p]:>15.4f} {ms['work'][p]:>15.4f} {ratios[p]:>9.3f}")
+                    print(
+                        f"  {p:>4} {ms['ref'][p]:>15.4f} {ms['work'][p]:>15.4f} {ratios[p]:>9.3f}"
+                    )
                 print(
                     f"  ref/work median {np.median(ratios):.3f} "
                     f"(range {min(ratios):.3f}-{max(ratios):.3f}): {verdict}"

@@ -20,8 +20,8 @@ def _source_hash():
     # Only the packages that hold jitted code (and their subpackages, e.g. games/twoplayer)
     # can make a cached entry point stale.
     digest = hashlib.sha1()
-    paths = [p for sub in ("games", "search") for p in (_PACKAGE_DIR / sub).rglob("*.py")]
-    paths.append(_PACKAGE_DIR / "jit_names.py")  # how compiled functions are named
+    # (core holds the generator, the clock and how compiled functions are named)
+    paths = [p for sub in ("core", "games", "search") for p in (_PACKAGE_DIR / sub).rglob("*.py")]
     for path in sorted(paths):
         digest.update(str(path.relative_to(_PACKAGE_DIR)).encode())
         digest.update(path.read_bytes())
@@ -52,7 +52,7 @@ _EXPORTS = {
     "algorithm": "nmcs.search.registry",
     "Algorithm": "nmcs.search.registry",
     "Settings": "nmcs.search.registry",
-    "ConfigError": "nmcs.search.registry",
+    "ConfigError": "nmcs.core.errors",
     "run_cell": "nmcs.harness.runner",
     "read_results": "nmcs.harness.results",
     "experiment_results": "nmcs.harness.results",
@@ -83,13 +83,14 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
+    from nmcs.core.errors import ConfigError
     from nmcs.games import make_state
     from nmcs.games.protocol import GameKernels
     from nmcs.games.registry import Game, game
     from nmcs.harness.batch import BatchResult, search_batch, search_seeds, seeds_for
     from nmcs.harness.results import experiment_results, read_results
     from nmcs.harness.runner import run_cell
-    from nmcs.search.registry import Algorithm, ConfigError, Settings, algorithm
+    from nmcs.search.registry import Algorithm, Settings, algorithm
     from nmcs.theory.leftmove import best_score_probability, score_distribution
 
 

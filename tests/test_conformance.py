@@ -5,9 +5,9 @@ on them."""
 import numpy as np
 import pytest
 
+from nmcs.core.rng import new_rng
 from nmcs.games import registry
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.search.rng import new_rng
 
 
 def replay(game, state0, moves):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from analysis.independent import morpion_mobility as I
+from nmcs.core.rng import new_rng
 from nmcs.games import morpion as M
 from nmcs.games.morpion.psol import read_psol
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.search.rng import new_rng
 
 RECORD_5D = Path(__file__).parent / "data" / "record_5D_82.psol"
 SHIFT = M.BOX - I.ORIGIN  # the two boards put the cross's box at different places

@@ -1,4 +1,4 @@
-"""Compiled functions get process-unique names (nmcs/jit_names.py): the same function compiled
+"""Compiled functions get process-unique names (nmcs/core/jit_names.py): the same function compiled
 in two processes has two different symbols, so code cached by different processes never
 shares a symbol with another body when one process loads both (numba issue #10486)."""
 

@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from nmcs.core.rng import new_rng
 from nmcs.games import morpion as M
 from nmcs.games.morpion.psol import psol_text, read_psol, replay_psol, write_psol
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.search.rng import new_rng
 
 DATA = Path(__file__).parent / "data"
 RECORD_5D = DATA / "record_5D_82.psol"

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from nmcs.core.rng import below, new_rng
 from nmcs.games import leftmost, leftmove
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.search.rng import below, new_rng
 
 GAMES = {"leftmove": leftmove, "leftmost": leftmost}
 

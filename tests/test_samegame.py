@@ -11,10 +11,10 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from nmcs.core.rng import new_rng
 from nmcs.games import samegame as sg
 from nmcs.games.samegame import io as sio
 from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.search.rng import new_rng
 
 
 def board(text):

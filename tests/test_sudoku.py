@@ -4,11 +4,11 @@ solution checked by the independent ``check_solution``)."""
 import numpy as np
 import pytest
 
+from nmcs.core.rng import new_rng
 from nmcs.games import sudoku as S
 from nmcs.games.sudoku import io as IO
 from nmcs.games.sudoku.fc import solve_fc
 from nmcs.harness.batch import ConfigError, search_batch, search_seeds
-from nmcs.search.rng import new_rng
 
 # A classic 9x9 puzzle (Project Euler 96, grid 01) in the one-line format, and its solution.
 P9 = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"

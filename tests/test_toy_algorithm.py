@@ -7,10 +7,10 @@ import pytest
 import toy_algorithm
 from helpers import REPO, run_python
 
+from nmcs.core.errors import ConfigError
 from nmcs.games.leftmove import make_state
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.search import registry
-from nmcs.search.registry import ConfigError
 
 
 def test_toy_algorithm_through_the_python_api():

@@ -20,9 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from nmcs.jit_names import install
-
-install()  # before any kernel is compiled: see nmcs/jit_names.py
+import nmcs.core  # noqa: F401 - names compiled functions per process before any compiles
 
 
 def game_module(name: str) -> ModuleType:

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from nmcs.games._bits import low_mask, popcount64
+from nmcs.core.bits import low_mask, popcount64
+from nmcs.core.rng import next_u64
 from nmcs.games.registry import Game, checked_options, register
-from nmcs.search.rng import next_u64
 
 NAME = "leftmove"
 LEFT, RIGHT = np.int32(0), np.int32(1)

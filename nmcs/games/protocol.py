@@ -41,7 +41,7 @@ class GameKernels(Protocol):
     def playout(self, state: np.ndarray, rng: np.ndarray, moves: np.ndarray, record: bool) -> int:
         """Play the game's playout policy to the end in place; return the number of moves;
         write them into ``moves`` only if ``record``. Must be a function of ``state`` and the
-        ``rng`` words it draws (``nmcs.search.rng``): searches replay playouts from a saved
+        ``rng`` words it draws (``nmcs.core.rng``): searches replay playouts from a saved
         generator word. Optional kernel ``target_score(state)``: a score no game can beat (a
         solved puzzle), read once from the position a search starts from; a search stops at
         the first game that reaches it. Optional constant

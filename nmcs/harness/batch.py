@@ -21,10 +21,11 @@ from typing import Any
 
 import numpy as np
 
+from nmcs.core.errors import ConfigError
 from nmcs.games.registry import game as game_record
 from nmcs.search.engine import TRACE_LEN, compiled_levels, new_outputs, run_searches
 from nmcs.search.entry import entry_point
-from nmcs.search.registry import Algorithm, ConfigError, Settings, algorithm, check
+from nmcs.search.registry import Algorithm, Settings, algorithm, check
 
 
 @dataclass

@@ -24,10 +24,11 @@ from hydra.errors import MissingConfigException, OverrideParseException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+from nmcs.core.scales import SCALES
 from nmcs.harness import matches
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.harness.runner import CellInterrupted, run_cell, search_options
-from nmcs.harness.schema import SCALES, register_configs
+from nmcs.harness.schema import register_configs
 from nmcs.harness.validate import ConfigError, validate
 from nmcs.search.engine import compiled_levels
 from nmcs.search.registry import algorithm

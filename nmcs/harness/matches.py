@@ -49,11 +49,11 @@ import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 from tqdm.auto import tqdm
 
+from nmcs.core.errors import ConfigError
 from nmcs.games.twoplayer import protocol
 from nmcs.games.twoplayer.layout import COLS, ROWS
 from nmcs.harness import interrupt
 from nmcs.harness.provenance import now_iso, provenance
-from nmcs.search.registry import ConfigError
 from nmcs.search.twoplayer.match import play_match, run_matches, win_rate
 from nmcs.search.twoplayer.players import Budget, PlayerConfig
 
@@ -193,7 +193,7 @@ def game_options(cfg: DictConfig) -> dict:
 
 def validate_match(cfg: DictConfig) -> Pairing:
     """The pairing of a match cell; ConfigError (one line naming the key) for a bad value."""
-    from nmcs.harness.schema import SCALES  # noqa: PLC0415 - schema imports this module
+    from nmcs.core.scales import SCALES  # noqa: PLC0415
 
     name = str(cfg.game.name)
     options = game_options(cfg)

@@ -22,11 +22,11 @@ from functools import partial
 
 import numpy as np
 
+from nmcs.core.errors import ConfigError
 from nmcs.games import game_module
 from nmcs.harness.batch import BatchResult, search_batch
 from nmcs.search.executors import DaskExecutor, InProcess
 from nmcs.search.master import MasterResult, master_search
-from nmcs.search.registry import ConfigError
 
 
 def remote_search(game: str, level: int, algo: str, options: dict, state, seed: int):

@@ -24,8 +24,6 @@ from nmcs.games import registry as games
 from nmcs.harness.matches import PlayerSettings, register_match_configs
 from nmcs.search import registry as algorithms
 
-SCALES = ("quick", "paper")
-
 
 @dataclass
 class Budget:

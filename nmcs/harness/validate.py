@@ -7,13 +7,15 @@ from typing import Any
 import numpy as np
 from omegaconf import DictConfig, OmegaConf
 
+from nmcs.core.errors import ConfigError
+from nmcs.core.scales import SCALES
 from nmcs.games import registry as games
 from nmcs.harness.batch import api_options
 from nmcs.harness.matches import refuse_match_keys
 from nmcs.harness.parallel import dask_plan
-from nmcs.harness.schema import SCALES, Config
+from nmcs.harness.schema import Config
 from nmcs.search import registry as algorithms
-from nmcs.search.registry import ConfigError, Settings
+from nmcs.search.registry import Settings
 
 __all__ = ["ConfigError", "algo_config", "game_options", "settings", "validate"]
 

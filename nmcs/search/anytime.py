@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.search.clock import now
+from nmcs.core.clock import now
 
 TRACE_SECONDS, TRACE_PLAYOUTS, TRACE_SCORE = 0, 1, 2
 _START, _LAST, _STRIDE, _SINCE = 0, 1, 2, 3

@@ -59,6 +59,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from nmcs.core.rng import below
 from nmcs.search.anytime import (
     NO_SCORE,
     PLAYOUT_MOVES,
@@ -70,7 +71,6 @@ from nmcs.search.anytime import (
 )
 from nmcs.search.nested import MAX_LEVEL
 from nmcs.search.registry import Algorithm, Settings, register
-from nmcs.search.rng import below
 
 POS, LEN, SCORE = 0, 1, 2
 PARENT, MOVE, CLEN, CSCORE = 0, 1, 2, 3

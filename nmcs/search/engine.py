@@ -20,8 +20,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from nmcs.core.clock import now
 from nmcs.search.anytime import PLAYOUT_MOVES, PLAYOUTS
-from nmcs.search.clock import now
 
 # Rows of an anytime trace kept per search (a full trace keeps its latest best).
 TRACE_LEN = 256

@@ -68,6 +68,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from nmcs.core.rng import below
 from nmcs.search.anytime import (
     NO_SCORE,
     NO_TARGET,
@@ -81,7 +82,6 @@ from nmcs.search.anytime import (
     time_is_up,
 )
 from nmcs.search.registry import Algorithm, Settings, register
-from nmcs.search.rng import below
 
 MAX_LEVEL = 6
 NEVER_MEMORIZE = MAX_LEVEL + 1  # the ``memorize`` argument of a search that never memorizes

@@ -49,6 +49,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
+from nmcs.core.errors import ConfigError  # noqa: F401 - re-exported
+
 BUILTIN_MODULES = (
     "nmcs.search.nested",
     "nmcs.search.reflexive",
@@ -167,7 +169,3 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
             f"algo={algo.name} is for game={' or game='.join(algo.games)}, not game={game}"
         )
     options.check(settings)
-
-
-class ConfigError(ValueError):
-    """An invalid configuration or search argument; the message is one line."""

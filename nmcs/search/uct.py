@@ -60,6 +60,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from nmcs.core.rng import below
 from nmcs.search.anytime import (
     NO_SCORE,
     PLAYOUT_MOVES,
@@ -71,7 +72,6 @@ from nmcs.search.anytime import (
 )
 from nmcs.search.nested import MAX_LEVEL
 from nmcs.search.registry import Algorithm, Settings, register
-from nmcs.search.rng import below
 
 UNEXPANDED = -1
 NO_NODE = -1

@@ -88,7 +88,7 @@ lead to a position with the most legal moves, counted without playing them.
 import numpy as np
 from numba import njit
 
-from nmcs.search.rng import below
+from nmcs.core.rng import below
 
 NAME = "morpion"
 VARIANTS = ("5D", "5T")

@@ -54,7 +54,7 @@ from numba import njit
 from numba.core import types as nbtypes
 from numba.extending import intrinsic
 
-from nmcs.search.rng import below
+from nmcs.core.rng import below
 
 NAME = "samegame"
 HDR = 8

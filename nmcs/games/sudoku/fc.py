@@ -19,9 +19,9 @@ search from Python.
 import numpy as np
 from numba import njit
 
+from nmcs.core.clock import now
+from nmcs.core.rng import below
 from nmcs.games.sudoku import rules as game
-from nmcs.search.clock import now
-from nmcs.search.rng import below
 
 # Read the clock once per this many nodes (the objmode clock costs about 0.7 us).
 _CLOCK_STRIDE = 4096

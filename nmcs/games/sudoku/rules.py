@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
-from nmcs.search.rng import below
+from nmcs.core.rng import below
 
 NAME = "sudoku"
 BOX, SIZE, CELLS, WORDS, ASSIGNED, GIVENS, BUCKET, DIV_N, DIV_BOX = 0, 1, 2, 3, 4, 5, 6, 7, 8

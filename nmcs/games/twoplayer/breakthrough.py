@@ -23,6 +23,7 @@ Move encoding: ``from_cell * N + to_cell`` with cells ``r * COLS + c`` and N = R
 import numpy as np
 from numba import njit
 
+from nmcs.core.rng import below
 from nmcs.games.twoplayer.layout import (
     COLS,
     COUNT0,
@@ -34,7 +35,6 @@ from nmcs.games.twoplayer.layout import (
     TO_MOVE,
     WINNER,
 )
-from nmcs.search.rng import below
 
 NAME = "breakthrough"
 DEFAULT_ROWS, DEFAULT_COLS = 8, 8

@@ -8,8 +8,8 @@ since the rules only ask whether a group has one.
 
 from numba import njit
 
+from nmcs.core.rng import below
 from nmcs.games.twoplayer.layout import COLS, EMPTY, HEADER, P0, ROWS, STAMP, TO_MOVE
-from nmcs.search.rng import below
 
 
 @njit(cache=True)

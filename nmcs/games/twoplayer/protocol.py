@@ -36,6 +36,7 @@ import re
 import numpy as np
 from numba import njit
 
+from nmcs.core.rng import below
 from nmcs.games.twoplayer import atarigo, breakthrough, domineering, go, knightthrough, nogo
 from nmcs.games.twoplayer.layout import (
     COLS,
@@ -56,7 +57,6 @@ from nmcs.games.twoplayer.layout import (
     parse_square,
     square_name,
 )
-from nmcs.search.rng import below
 
 BREAKTHROUGH, KNIGHTTHROUGH, DOMINEERING, NOGO, ATARIGO = range(5)
 MODULES = {

@@ -33,7 +33,7 @@ How the paper's text is read here (see docs/twoplayer.md):
   dropped (not backed up); if no simulation finished, the move is a random legal one;
 - a position with one legal move is answered at once, without search.
 
-Everything random draws from the player's own generator (``nmcs.search.rng``): the same seed
+Everything random draws from the player's own generator (``nmcs.core.rng``): the same seed
 and a playout budget give the same game on any machine.
 """
 
@@ -44,6 +44,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from nmcs.core.clock import now
+from nmcs.core.rng import below
 from nmcs.games.twoplayer.layout import ONGOING, PLY, TO_MOVE, WINNER
 from nmcs.games.twoplayer.protocol import (
     legal_moves,
@@ -53,8 +55,6 @@ from nmcs.games.twoplayer.protocol import (
     play,
     random_move,
 )
-from nmcs.search.clock import now
-from nmcs.search.rng import below
 
 MAX_LEVEL = 2
 NO_LIMIT = np.int32(2**31 - 1)
