@@ -33,7 +33,12 @@ class GameUnderTest:
         return getattr(self.record.kernels, name)
 
 
-@pytest.fixture(params=registry.names())
+# Single-player games: the searches run on them. Two-player games (cells="matches") have their
+# own protocol and checks (tests/test_twoplayer_games.py).
+SEARCH_GAMES = [name for name in registry.names() if registry.game(name).cells == "searches"]
+
+
+@pytest.fixture(params=SEARCH_GAMES)
 def game(request):
     return GameUnderTest(registry.game(request.param))
 

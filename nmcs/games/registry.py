@@ -19,6 +19,12 @@ A record says::
                   game
     small_options ``make_state`` options of a position small enough for level-2 searches in a
                   test (the conformance test)
+    cells         ``searches`` (a single-player game: its cells are searches) or ``matches``
+                  (a two-player game: its cells are pairings of two players,
+                  ``nmcs.harness.match_cell``)
+    check_state   optional (state) -> None: raise ValueError (one line) if ``state`` is not a
+                  position of the game; the Python API checks the dtype, the dimension and
+                  ``STATE_SIZE`` itself
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ BUILTIN_MODULES = (
     "nmcs.games.sudoku",
     "nmcs.games.samegame",
     "nmcs.games.morpion",
+    "nmcs.games.twoplayer",
 )
 PLUGINS_ENV = "NMCS_PLUGINS"
 
@@ -53,6 +60,8 @@ class Game:
     describe: Callable[[np.ndarray, np.ndarray], str]
     save_game: Callable[[np.ndarray, np.ndarray, Any], Any] | None = None
     small_options: dict[str, Any] = field(default_factory=dict)
+    cells: str = "searches"
+    check_state: Callable[[np.ndarray], None] | None = None
 
     def option_names(self) -> list[str]:
         """The ``game.*`` keys (the options' fields without ``name``)."""

@@ -16,12 +16,15 @@ on first use (``nmcs.search.entry``).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from typing import Any
 
+import numba
 import numpy as np
 
 from nmcs.core.errors import ConfigError
+from nmcs.games.registry import Game
 from nmcs.games.registry import game as game_record
 from nmcs.search.engine import TRACE_LEN, compiled_levels, new_outputs, run_searches
 from nmcs.search.entry import entry_point
@@ -104,24 +107,83 @@ def search_batch(
 ) -> BatchResult:
     """Run one search per seed from ``state0`` and return a BatchResult.
 
-    ``algo`` is a registered algorithm (``nmcs.search.registry.names()``); ``options`` are its
-    own options by their Python API names (``conf/algo/<algo>.yaml`` keys, except UCT's
-    ``uct_c``, ``uct_nodes``, ``uct_edges``); omitted ones take the YAML defaults. A budget
-    (``max_seconds`` and/or ``max_playouts``, 0 = none) is for the algorithms that need one.
-    With ``memorize`` the levels from ``memorize_from`` up memorize (``memorize_from=2``: every
-    level but level 1, whose playouts then give a score and no sequence).
-    ``stop_at_target=False`` (nested, iterative, on a game with a target score such as Sudoku):
-    no search stops early at a playout that reaches the target (the paper's pseudo-code); an
-    iterative search still stops its restarts at a search that returns such a game.
-    ``algo="reflexive"`` takes ``games``: an int (the same at every level) or one count per
-    level from the ground up (the paper's 78-move record: ``level=2, games=(100, 1000)``).
-    Raises ConfigError (a ValueError) with one line for an invalid argument.
-    """
+    Arguments:
+        game: a registered single-player game (``nmcs.game_names()``).
+        state0: the position to search from, a 1-D array of the game's dtype and layout
+            (``nmcs.make_state(game, ...)``).
+        seeds: one non-negative integer seed per search (``search_seeds``).
+        algo: a registered algorithm (``nmcs.search.registry.names()``).
+        level: an int, 0 to the algorithm's largest level (0 = one playout).
+        memorize: a bool: with it, the levels from ``memorize_from`` up keep and follow the best
+            sequence (``memorize_from=2``: every level but level 1, whose playouts then give a
+            score and no sequence); an int from 1 to ``level``.
+        stop_at_target: a bool; False (nested, iterative, on a game with a target score such
+            as Sudoku): no search stops early at a playout that reaches the target (the paper's
+            pseudo-code); an iterative search still stops its restarts at a search that returns
+            such a game.
+        max_seconds, max_playouts: the budget of the algorithms that need one (0 = none of
+            that kind); refused by the algorithms that run to completion.
+        workers: an int >= 0, the threads that run the searches (0 = all cores; results do
+            not depend on it).
+        options: the algorithm's own options by their Python API names (``conf/algo/<algo>.yaml``
+            keys, except UCT's ``uct_c``, ``uct_nodes``, ``uct_edges``); omitted ones take the
+            YAML defaults. ``algo="reflexive"`` takes ``games``: an int (the same at every
+            level) or one count per level from the ground up (the paper's 78-move record:
+            ``level=2, games=(100, 1000)``).
+
+    Returns a BatchResult with one entry per seed. Raises ConfigError (a ValueError) with one
+    line for an invalid argument, of the wrong type as well as out of range."""
+    record, config, settings, game_record_ = checked_call(
+        game,
+        algo,
+        level=level,
+        memorize=memorize,
+        memorize_from=memorize_from,
+        stop_at_target=stop_at_target,
+        max_seconds=max_seconds,
+        max_playouts=max_playouts,
+        options=options,
+    )
+    _check_int("workers", workers, 0, "an integer >= 0 (0 = all cores)")
+    state0 = checked_state(game_record_, state0)
+    seeds = checked_seeds(seeds)
+    threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    return run_batch(game_record_, record, config, settings, state0, seeds, int(workers) or threads)
+
+
+def checked_call(
+    game: str,
+    algo: str,
+    *,
+    level: Any,
+    memorize: Any,
+    memorize_from: Any,
+    stop_at_target: Any,
+    max_seconds: Any,
+    max_playouts: Any,
+    options: dict[str, Any],
+) -> tuple[Algorithm, Any, Settings, Game]:
+    """The algorithm's record, its config and the Settings of a Python API call, each argument
+    checked for its type as well as its range, as ``run.py``'s schema and validation check a
+    cell; ConfigError with one line otherwise."""
+    if not isinstance(game, str) or not isinstance(algo, str):
+        raise ConfigError(f"game and algo are names (str), got {game!r} and {algo!r}")
     try:
         record = algorithm(algo)
-        kernels = game_record(game).kernels
+        game_record_ = game_record(game)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    if game_record_.cells != "searches":
+        raise ConfigError(
+            f"game={game} is a two-player game: it runs as matches "
+            "(nmcs.search.twoplayer.play_match), not searches"
+        )
+    _check_int("level", level, 0, f"an integer from 0 to {record.max_level}")
+    _check_bool("memorize", memorize)
+    _check_int("memorize_from", memorize_from, 1, f"an integer from 1 to {record.max_level}")
+    _check_bool("stop_at_target", stop_at_target)
+    _check_number("max_seconds", max_seconds)
+    _check_int("max_playouts", max_playouts, 0, ">= 0 (0 = no limit)")
     config = algo_config(record, options)
     settings = Settings(
         level=int(level),
@@ -135,12 +197,101 @@ def search_batch(
         check(record, config, settings, game)
     except ValueError as error:
         raise ConfigError(str(error)) from None
-    state0 = np.ascontiguousarray(state0)
-    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    return record, config, settings, game_record_
+
+
+def _check_int(name: str, value: Any, low: int, allowed: str) -> None:
+    # bool is an int in Python: True must not run as level 1.
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise ConfigError(f"{name} = {value!r}: must be {allowed}")
+    if value < low:
+        raise ConfigError(f"{name} = {value}: must be {allowed}")
+
+
+def _check_bool(name: str, value: Any) -> None:
+    # "no" and "false" are truthy strings: they must not run as True.
+    if not isinstance(value, bool | np.bool_):
+        raise ConfigError(f"{name} = {value!r}: must be True or False")
+
+
+def _check_number(name: str, value: Any) -> None:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
+        raise ConfigError(f"{name} = {value!r}: must be a number >= 0 (0 = no limit)")
+    if not value >= 0:
+        raise ConfigError(f"{name} = {value}: must be a number >= 0 (0 = no limit)")
+
+
+def checked_state(game: Game, state: Any) -> np.ndarray:
+    """``state`` as the contiguous array the kernels take; ConfigError if it is not a position
+    of ``game`` (a 1-D array of its dtype, of its size where the game fixes one, and whatever
+    the game's own ``check_state`` verifies)."""
+    reference = _reference_state(game.name)
+    if not isinstance(state, np.ndarray) or state.ndim != 1 or state.dtype != reference.dtype:
+        shape = getattr(state, "shape", None)
+        dtype = getattr(state, "dtype", type(state).__name__)
+        raise ConfigError(
+            f"state0 of game={game.name}: must be a 1-D numpy array of {reference.dtype} "
+            f"(nmcs.make_state('{game.name}', ...)), got shape {shape} of {dtype}"
+        )
+    size = getattr(game.kernels, "STATE_SIZE", None)
+    if size is not None and state.shape[0] != size:
+        raise ConfigError(
+            f"state0 of game={game.name}: must have {size} entries, got {state.shape[0]}"
+        )
+    if game.check_state is not None:
+        try:
+            game.check_state(state)
+        except ValueError as error:
+            raise ConfigError(f"state0 of game={game.name}: {error}") from None
+    return np.ascontiguousarray(state)
+
+
+@functools.cache
+def _reference_state(game: str) -> np.ndarray:
+    return game_record(game).make_state()
+
+
+def checked_seeds(seeds: Any) -> np.ndarray:
+    """Seeds as uint64; ConfigError for anything but a 1-D sequence of integers >= 0."""
+    array = np.asarray(seeds)
+    if array.ndim != 1 or (array.size and not np.issubdtype(array.dtype, np.integer)):
+        raise ConfigError(
+            f"seeds: must be a 1-D array of integers >= 0 (search_seeds), got {array.dtype} "
+            f"of shape {array.shape}"
+        )
+    if array.size and array.min() < 0:
+        raise ConfigError("seeds: must be integers >= 0")
+    return np.ascontiguousarray(array, dtype=np.uint64)
+
+
+def entry(game: Game, record: Algorithm, settings: Settings) -> Any:
+    """The compiled entry point that runs ``record`` on ``game`` at ``settings.level``."""
+    levels = compiled_levels(settings.level, record.max_level)
+    return entry_point(game.name, game.kernels, record.name, record.build, levels)
+
+
+def warm_up(game: Game, record: Algorithm, config: Any, settings: Settings, state0: np.ndarray):
+    """Compile (or load) the entry point of a call without running a search."""
+    params = record.params(config, settings, game.kernels, state0)
+    out = new_outputs(0, int(game.kernels.max_moves(state0)), 1)
+    run_searches(entry(game, record, settings), state0, np.zeros(0, np.uint64), params, out, 1)
+
+
+def run_batch(
+    game: Game,
+    record: Algorithm,
+    config: Any,
+    settings: Settings,
+    state0: np.ndarray,
+    seeds: np.ndarray,
+    workers: int,
+) -> BatchResult:
+    """Run the searches of ``seeds`` from already validated arguments (what ``search_batch``
+    checks, and what a validated cell holds: ``nmcs.harness.search_cell.SearchCell``)."""
+    kernels = game.kernels
     n = seeds.shape[0]
     params = record.params(config, settings, kernels, state0)
-    levels = compiled_levels(settings.level, record.max_level)
-    run_block = entry_point(game, kernels, record.name, record.build, levels)
+    run_block = entry(game, record, settings)
     max_moves = int(kernels.max_moves(state0))
     out = new_outputs(n, max_moves, TRACE_LEN if record.writes_trace else 1)
     run_searches(run_block, state0, seeds, params, out, int(workers))

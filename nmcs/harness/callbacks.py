@@ -6,8 +6,12 @@ from pathlib import Path
 
 from hydra.experimental.callback import Callback
 
-from nmcs.harness.matches import is_match_folder, write_match_summary
+from nmcs.harness.cell import folder_kind
+from nmcs.harness.match_cell import write_match_summary
 from nmcs.harness.summary import write_summary
+
+# One summary table per kind of cell (``nmcs.harness.validate.KINDS``).
+SUMMARIES = {"searches": write_summary, "matches": write_match_summary}
 
 
 class GatherCells(Callback):
@@ -30,8 +34,6 @@ class GatherCells(Callback):
             if meta.stat().st_mtime >= self.started - 1
         }
         for folder in sorted(touched):
-            # hook (matches): a folder of match cells gets a table of win rates
-            summary = write_match_summary if is_match_folder(folder) else write_summary
-            table = summary(folder)
+            table = SUMMARIES[folder_kind(folder)](folder)
             if len(table):
                 print(f"summary of {len(table)} cells: {folder / 'summary.md'}", flush=True)

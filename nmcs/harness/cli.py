@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from hydra import compose, initialize_config_dir
 from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
@@ -24,14 +23,11 @@ from hydra.errors import MissingConfigException, OverrideParseException
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
+from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
-from nmcs.harness import matches
-from nmcs.harness.batch import search_batch, search_seeds
-from nmcs.harness.runner import CellInterrupted, run_cell, search_options
+from nmcs.harness.cell import CellInterrupted, run
 from nmcs.harness.schema import register_configs
-from nmcs.harness.validate import ConfigError, validate
-from nmcs.search.engine import compiled_levels
-from nmcs.search.registry import algorithm
+from nmcs.harness.validate import validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "conf"
 INFO_FLAGS = (
@@ -111,8 +107,23 @@ def one_line(error: BaseException, overrides: Sequence[str] = ()) -> str:
         message = str(cause.msg if hasattr(cause, "msg") else cause).splitlines()[0]
         full_key = getattr(cause, "full_key", None)
         return f"{full_key}: {message}" if full_key else message
-    hint = matches.unset_player_hint(error, overrides)  # hook (matches)
-    return hint or str(error).strip().splitlines()[0]
+    return _unset_node_hint(error, overrides) or str(error).strip().splitlines()[0]
+
+
+def _unset_node_hint(error: BaseException, overrides: Sequence[str]) -> str | None:
+    """One line for Hydra's bare 'Unexpected type for root: NoneType', raised when an override
+    sets a key inside a config node that is null (``player_a.level=1`` without a player)."""
+    if "Unexpected type for root: NoneType" not in str(error):
+        return None
+    for override in overrides:
+        key = override.split("=", 1)[0].lstrip("+~")
+        if "." in key:
+            node = key.split(".", 1)[0]
+            return (
+                f"{key}: no {node} in this config (it is null; "
+                f"set {node}=<preset> or an experiment that sets it)"
+            )
+    return None
 
 
 def _searchpath(overrides: Sequence[str]) -> list[str]:
@@ -152,8 +163,7 @@ def preflight(argv: Sequence[str]) -> None:
     if any(flag in argv for flag in INFO_FLAGS):
         return
     register()
-    first_cells: dict[tuple[str, str, int], tuple[DictConfig, np.ndarray]] = {}
-    first_pairing = None
+    first_cells: dict[tuple, Any] = {}
     overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -162,36 +172,22 @@ def preflight(argv: Sequence[str]) -> None:
                 overrides = list(cell)
                 cfg = compose("config", overrides=overrides + _searchpath(argv))
                 OmegaConf.to_container(cfg, resolve=True)
-                if matches.is_match_cell(cfg):  # hook (matches): a pairing of two players
-                    pairing = matches.validate_match(cfg)
-                    first_pairing = first_pairing or pairing
-                    continue
-                state0 = validate(cfg)
-                if cfg.parallel.backend == "none":  # a Dask cell warms its own searches
-                    # One compiled entry point per game, algorithm and group of levels.
-                    levels = compiled_levels(cfg.level, algorithm(cfg.algo.name).max_level)
-                    key = (cfg.game.name, cfg.algo.name, levels)
-                    first_cells.setdefault(key, (cfg, state0))
+                cell = validate(cfg)
+                first_cells.setdefault(cell.compile_key(), cell)
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
-    # Load or compile each (game, algorithm) entry point here, once: jobs launched in parallel
-    # processes then all find it in the on-disk cache instead of compiling (and writing the
-    # cache) at once. Zero searches: the call compiles, runs nothing.
-    if first_pairing is not None:
-        matches.warm_up(first_pairing)
-    for cfg, state0 in first_cells.values():
-        search_batch(cfg.game.name, state0, search_seeds(0, 0, 0), **search_options(cfg))
+    # Load or compile each entry point here, once: jobs launched in parallel processes then all
+    # find it in the on-disk cache instead of compiling (and writing the cache) at once.
+    for cell in first_cells.values():
+        cell.warm_up()
 
 
 def run_job(cfg: DictConfig) -> None:
     """The Hydra task: run one cell into the job's output folder."""
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
-        if matches.is_match_cell(cfg):  # hook (matches)
-            matches.run_match_cell(cfg, out_dir)
-        else:
-            run_cell(cfg, out_dir)
+        run(validate(cfg), out_dir)
     except ConfigError as error:
         print(f"run.py: error: {error}", file=sys.stderr)
         sys.exit(2)

@@ -21,7 +21,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import MISSING
 
 from nmcs.games import registry as games
-from nmcs.harness.matches import PlayerSettings, register_match_configs
+from nmcs.harness.match_cell import PlayerSettings
 from nmcs.search import registry as algorithms
 
 
@@ -68,7 +68,7 @@ class Config:
     parallel: Parallel = field(default_factory=Parallel)
     chunk_seconds: float = 5.0
     progress: bool = True
-    # Match cells only (two-player games; nmcs.harness.matches): the two players and the number
+    # Match cells only (two-player games; nmcs.harness.match_cell): the two players and the number
     # of matches. Unset (null) for searches, and then not part of a cell's identity.
     player_a: PlayerSettings | None = None
     player_b: PlayerSettings | None = None
@@ -86,4 +86,4 @@ def register_configs() -> None:
     for name in algorithms.names():
         cs.store(name=f"schema_algo_{name}", node=algorithms.algorithm(name).config)
     cs.store(name="schema_scale", node=ScaleConfig)
-    register_match_configs(cs)  # hook (matches): two-player games and player presets
+    cs.store(name="schema_player", node=PlayerSettings)  # conf/player_a/*.yaml

@@ -148,6 +148,13 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
             f"memorize_from = {settings.memorize_from}: must be from 1 to {algo.max_level} "
             "(an integer, the lowest level that memorizes)"
         )
+    if settings.memorize and settings.level >= 1 and settings.memorize_from > settings.level:
+        # No level would memorize, yet the results would say memorize=True.
+        raise ValueError(
+            f"memorize_from = {settings.memorize_from}: greater than level = {settings.level}, "
+            "so no level would memorize (memorize_from must be from 1 to the level; "
+            "for no memorization set memorize=false)"
+        )
     if algo.needs_budget and not settings.has_budget:
         raise ValueError(f"budget: algo={algo.name} needs budget.seconds and/or budget.playouts")
     if settings.has_budget and not algo.needs_budget:

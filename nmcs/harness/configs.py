@@ -1,0 +1,47 @@
+"""Checks every kind of cell shares, on a composed Hydra config: unknown keys, the game's
+options and the keys of the driver (scale, seed, workers, chunk_seconds). Each failure is a
+``ConfigError`` with one line that names the key and what is allowed."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, cast
+
+from omegaconf import DictConfig, OmegaConf
+
+from nmcs.core.errors import ConfigError
+from nmcs.core.scales import SCALES
+
+
+def as_dict(node: DictConfig) -> dict[str, Any]:
+    """A config node as a plain dict, interpolations resolved."""
+    return {str(k): v for k, v in cast(dict, OmegaConf.to_container(node, resolve=True)).items()}
+
+
+def game_options(cfg: DictConfig) -> dict[str, Any]:
+    """The game's options (``game.*`` without ``name``) as keyword arguments of its
+    ``make_state``."""
+    options = as_dict(cfg.game)
+    options.pop("name")
+    return options
+
+
+def check_keys(node: DictConfig, schema: type, where: str) -> None:
+    """ConfigError for a key of ``node`` that ``schema`` (a dataclass) does not have; the
+    schema refuses unknown keys, except those a user adds on purpose with +key=value."""
+    allowed = {f.name for f in fields(schema)}
+    for key in map(str, node.keys()):
+        if key not in allowed:
+            raise ConfigError(f"unknown key '{where}{key}' (allowed: {', '.join(sorted(allowed))})")
+
+
+def check_driver_keys(cfg: DictConfig) -> None:
+    """The keys the cell driver reads (``nmcs.harness.cell``)."""
+    if cfg.scale.name not in SCALES:
+        raise ConfigError(f"scale: unknown scale '{cfg.scale.name}' (allowed: {', '.join(SCALES)})")
+    if cfg.seed < 0:
+        raise ConfigError(f"seed = {cfg.seed}: must be a non-negative integer")
+    if cfg.workers < 0:
+        raise ConfigError(f"workers = {cfg.workers}: must be >= 0 (0 = all cores)")
+    if cfg.chunk_seconds <= 0:
+        raise ConfigError(f"chunk_seconds = {cfg.chunk_seconds}: must be > 0")

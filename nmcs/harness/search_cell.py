@@ -1,0 +1,344 @@
+"""Search cells: a single-player game's cell, validated once into a frozen ``SearchCell`` that
+the preflight, the cell driver (``nmcs.harness.cell``), the result rows and the Dask backend
+all read.
+
+A cell is ``n_searches`` independent searches of one algorithm on one position; search i is
+seeded from (seed, i) alone. Its identity is the config without ``NOT_IDENTITY`` (and without
+the keys that only match cells read, so that adding those left existing cells' hashes as they
+were).
+
+Columns of results.parquet::
+
+    experiment cell game instance game_options <game options...> algo algo_options
+    algo_<option>... (one typed column per algo.* option: algo_beam, algo_games, algo_c, ...)
+    level memorize memorize_from stop_at_target parallel_backend (none | dask)
+    budget_seconds budget_playouts (null when not set) seed search search_seed score length
+    playouts playout_moves seconds moves (list<int32>) trace_seconds trace_playouts
+    trace_score (lists; iterative, uct)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, cast
+
+import numba
+import numpy as np
+import pandas as pd
+from omegaconf import DictConfig, OmegaConf
+
+from nmcs.core.errors import ConfigError
+from nmcs.games import registry as games
+from nmcs.games.registry import Game
+from nmcs.harness.batch import (
+    BatchResult,
+    algo_options_string,
+    api_options,
+    run_batch,
+    seeds_for,
+    warm_up,
+)
+from nmcs.harness.cell import atomic_write_bytes
+from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_options
+from nmcs.harness.results import ADDED_KEYS
+from nmcs.harness.schema import Config
+from nmcs.search import registry as algorithms
+from nmcs.search.registry import Algorithm, Settings
+
+# Keys that change how a cell is computed, or how many of its searches, but not their results.
+NOT_IDENTITY = ("workers", "progress", "chunk_seconds", "n_searches", "scale")
+# Top-level keys that only match cells read (``nmcs.harness.match_cell``): a search cell must
+# leave them unset, and then they are not part of its identity.
+MATCH_ONLY_KEYS = ("player_a", "player_b", "n_matches")
+PARALLEL_BACKENDS = ("none", "dask")
+
+
+def search_identity(cfg: DictConfig) -> dict[str, Any]:
+    """The part of a search cell's config that determines every search's result."""
+    full = OmegaConf.to_container(cfg, resolve=True)
+    assert isinstance(full, dict)
+    identity = {
+        k: v
+        for k, v in full.items()
+        if k not in NOT_IDENTITY and not (k in ADDED_KEYS and v == ADDED_KEYS[k])
+    }
+    # Where the searches run changes them only through the backend (a Dask search seeds each
+    # child from its place in the tree), never through the number of workers or the scheduler;
+    # the default backend (added later) leaves the older cells' hashes as they were.
+    parallel = identity.pop("parallel", None) or {}
+    if parallel.get("backend", "none") != "none":
+        identity["parallel_backend"] = parallel["backend"]
+    for key in MATCH_ONLY_KEYS:
+        if identity.get(key, 0) is None:
+            del identity[key]
+    budget = identity.get("budget")
+    if isinstance(budget, dict) and budget.get("ms", 0) is None:
+        identity["budget"] = {k: v for k, v in budget.items() if k != "ms"}
+    return identity
+
+
+@dataclass(frozen=True)
+class ParallelSettings:
+    """``parallel.*``: where the searches run (``none``: threads; ``dask``)."""
+
+    backend: str = "none"
+    workers: int = 0
+    address: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchCell:
+    """A validated search cell: everything the driver, the engine and the rows read."""
+
+    experiment: str
+    game: Game
+    game_options: dict[str, Any]
+    algo: Algorithm
+    options: Any  # the algorithm's config dataclass (its algo.* options)
+    settings: Settings
+    state0: np.ndarray = field(repr=False)
+    n: int
+    seed: int
+    workers: int
+    chunk_seconds: float
+    progress: bool
+    parallel: ParallelSettings
+    budget_seconds: float | None
+    budget_playouts: int | None
+    identity: dict[str, Any] = field(repr=False)
+    config: dict[str, Any] = field(repr=False)
+    kind: str = "searches"
+    unit: str = "search"
+
+    # ------------------------------------------------------------------ derived
+
+    @property
+    def api_options(self) -> dict[str, Any]:
+        """The algorithm's options as ``search_batch`` keyword arguments."""
+        return api_options(self.algo, self.options)
+
+    @property
+    def option_columns(self) -> dict[str, Any]:
+        """The algorithm's options as typed result columns: ``algo_<key>``."""
+        return {
+            f"algo_{f.name}": _plain(getattr(self.options, f.name))
+            for f in fields(self.options)
+            if f.name != "name"
+        }
+
+    @property
+    def instance(self) -> str:
+        """The position's name: the game's ``instance`` option where it has one (a position of
+        a test set), else all its options as one string."""
+        if "instance" in self.game_options:
+            return str(self.game_options["instance"])
+        return self.game_options_string
+
+    @property
+    def game_options_string(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in sorted(self.game_options.items()))
+
+    def compile_key(self) -> tuple:
+        """Cells with the same key share one compiled entry point."""
+        return ("searches", self.game.name, self.algo.name, self.settings.level)
+
+    def warm_up(self) -> None:
+        """Compile (or load) the cell's entry point, running nothing: done in the parent before
+        a parallel launch, so that jobs find it in the cache instead of compiling at once."""
+        if self.parallel.backend == "none":  # a Dask cell warms its own searches
+            warm_up(self.game, self.algo, self.options, self.settings, self.state0)
+
+    # ------------------------------------------------------------------ the driver's interface
+
+    def meta(self) -> dict[str, Any]:
+        return {}
+
+    def run_chunk(self, cell: str, indices: list[int]) -> pd.DataFrame:
+        seeds = seeds_for(self.seed, indices)
+        if self.parallel.backend == "dask":
+            from nmcs.harness.parallel import dask_batch  # noqa: PLC0415 - Dask, on demand
+
+            res = dask_batch(
+                self.game.name,
+                self.state0,
+                seeds,
+                self.algo.name,
+                self.settings.level,
+                self.settings.memorize,
+                self.settings.memorize_from,
+                self.api_options,
+                workers=self.parallel.workers,
+                address=self.parallel.address,
+            )
+        else:
+            res = run_batch(
+                self.game, self.algo, self.options, self.settings, self.state0, seeds, self.workers
+            )
+        return self.rows(cell, indices, res)
+
+    def finish(self, results: pd.DataFrame, out_dir: Path) -> None:
+        """The best game of the cell as text (``best_game.txt``) and, for games that can draw
+        themselves (the record's ``save_game``), as pictures and game files next to it."""
+        best = results.loc[results["score"].idxmax()]
+        moves = np.asarray(best["moves"], dtype=np.int32)
+        text = (
+            f"game {self.game.name}, score {best['score']}, {len(moves)} moves, search "
+            f"{best['search']} (seed {best['search_seed']})\n"
+            f"{self.game.describe(self.state0, moves)}\n"
+        )
+        atomic_write_bytes(out_dir / "best_game.txt", text.encode())
+        if self.game.save_game is not None:
+            self.game.save_game(self.state0, moves, out_dir / "best_game")
+
+    def rows(self, cell: str, indices: list[int], res: BatchResult) -> pd.DataFrame:
+        """One DataFrame row per search of a batch."""
+        n = len(indices)
+        settings = self.settings
+        return pd.DataFrame(
+            {
+                "experiment": self.experiment,
+                "cell": cell,
+                "game": self.game.name,
+                "instance": self.instance,
+                "game_options": self.game_options_string,
+                **{k: v for k, v in self.game_options.items() if k != "instance"},
+                "algo": self.algo.name,
+                "algo_options": algo_options_string(self.api_options),
+                **{
+                    k: [v] * n if isinstance(v, list) else v for k, v in self.option_columns.items()
+                },
+                "level": settings.level,
+                "memorize": settings.memorize,
+                "memorize_from": settings.memorize_from,
+                "stop_at_target": settings.stop_at_target,
+                "parallel_backend": self.parallel.backend,
+                # Null (NaN / <NA>) where the budget is not set.
+                "budget_seconds": np.full(
+                    n, np.nan if self.budget_seconds is None else self.budget_seconds
+                ),
+                "budget_playouts": pd.array([self.budget_playouts] * n, dtype="Int64"),
+                "seed": self.seed,
+                "search": np.asarray(indices, np.int64),
+                "search_seed": res.seed,
+                "score": res.score,
+                "length": res.length,
+                "playouts": res.playouts,
+                "playout_moves": res.playout_moves,
+                "seconds": res.seconds,
+                "moves": res.moves,
+                "trace_seconds": [t[:, 0] for t in res.trace],
+                "trace_playouts": [t[:, 1].astype(np.int64) for t in res.trace],
+                "trace_score": [t[:, 2].astype(np.int64) for t in res.trace],
+            }
+        )
+
+
+def _plain(value: Any) -> Any:
+    """An option value as a result column holds it (tuples as lists)."""
+    return list(value) if isinstance(value, list | tuple) else value
+
+
+def validate_search(cfg: DictConfig) -> SearchCell:
+    """The search cell of ``cfg``; ConfigError (one line naming the key) for the first invalid
+    value."""
+    check_keys(cfg, Config, "")
+    for key in MATCH_ONLY_KEYS:
+        if cfg.get(key) is not None:
+            two_player = [g for g in games.names() if games.game(g).cells == "matches"]
+            raise ConfigError(
+                f"{key}: only for two-player games (game={', game='.join(two_player)}), "
+                f"not for game={cfg.game.name}"
+            )
+    if cfg.budget.get("ms") is not None:
+        raise ConfigError(
+            f"budget.ms: only for two-player games; algo={cfg.algo.name} takes budget.seconds"
+        )
+    game = games.game(cfg.game.name)
+    check_keys(cfg.game, game.options, "game.")
+    if cfg.algo.name not in algorithms.names():
+        raise ConfigError(
+            f"algo: unknown algorithm '{cfg.algo.name}' (allowed: {', '.join(algorithms.names())})"
+        )
+    algo = algorithms.algorithm(cfg.algo.name)
+    check_keys(cfg.algo, algo.config, "algo.")
+    check_driver_keys(cfg)
+    if cfg.n_searches < 1:
+        raise ConfigError(f"n_searches = {cfg.n_searches}: must be at least 1")
+    budget = cfg.budget
+    if budget.seconds is not None and budget.seconds <= 0:
+        raise ConfigError(f"budget.seconds = {budget.seconds}: must be > 0 (or null for none)")
+    if budget.playouts is not None and budget.playouts <= 0:
+        raise ConfigError(f"budget.playouts = {budget.playouts}: must be > 0 (or null for none)")
+    settings = Settings(
+        level=int(cfg.level),
+        memorize=bool(cfg.memorize),
+        max_seconds=float(budget.seconds or 0.0),
+        max_playouts=int(budget.playouts or 0),
+        memorize_from=int(cfg.memorize_from),
+        stop_at_target=bool(cfg.stop_at_target),
+    )
+    options = algo.config(**as_dict(cfg.algo))
+    try:
+        algorithms.check(algo, options, settings, game.name)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    parallel = ParallelSettings(
+        str(cfg.parallel.backend), int(cfg.parallel.workers), cfg.parallel.address
+    )
+    _check_parallel(parallel, algo, options, settings)
+    game_kwargs = game_options(cfg)
+    try:
+        state0 = game.make_state(**game_kwargs)
+    except (ValueError, TypeError) as error:
+        raise ConfigError(f"game ({cfg.game.name}): {error}") from None
+    # NUMBA_NUM_THREADS: the cores, or fewer where the user set it to share the machine.
+    n_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+    return SearchCell(
+        experiment=str(cfg.experiment_name),
+        game=game,
+        game_options=game_kwargs,
+        algo=algo,
+        options=options,
+        settings=settings,
+        state0=state0,
+        n=int(cfg.n_searches),
+        seed=int(cfg.seed),
+        workers=min(int(cfg.workers) or n_threads, n_threads),
+        chunk_seconds=float(cfg.chunk_seconds),
+        progress=bool(cfg.progress),
+        parallel=parallel,
+        budget_seconds=None if budget.seconds is None else float(budget.seconds),
+        budget_playouts=None if budget.playouts is None else int(budget.playouts),
+        identity=search_identity(cfg),
+        config=cast(dict, OmegaConf.to_container(cfg, resolve=True)),
+    )
+
+
+def _check_parallel(
+    parallel: ParallelSettings, algo: Algorithm, options: Any, settings: Settings
+) -> None:
+    if parallel.backend not in PARALLEL_BACKENDS:
+        raise ConfigError(
+            f"parallel.backend = {parallel.backend}: must be one of {', '.join(PARALLEL_BACKENDS)}"
+        )
+    if parallel.workers < 0:
+        raise ConfigError(f"parallel.workers = {parallel.workers}: must be >= 0 (0 = all cores)")
+    if parallel.backend == "none":
+        if parallel.address is not None:
+            raise ConfigError("parallel.address: only with parallel.backend=dask")
+        return
+    if settings.has_budget:
+        raise ConfigError("parallel.backend=dask: budgets are for the Python API's parallel_search")
+    from nmcs.harness.parallel import dask_plan  # noqa: PLC0415 - Dask, on demand
+
+    try:
+        dask_plan(
+            algo.name,
+            settings.level,
+            settings.memorize,
+            settings.memorize_from,
+            api_options(algo, options),
+        )
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
