@@ -9,13 +9,17 @@ the level-1 search does (the copy is included). A warm-up run compiles everythin
 is limited to one thread. Two rates are printed: per wall-clock second and per second of CPU
 time of this process; they agree on an idle machine, and on a shared one the CPU-time rate is
 the speed of one core (the wall rate then counts the time other processes held the core).
+Last, the pictures a cell draws of its best game (``save_game``) are timed on one random 5D
+playout (target: well under a second).
 """
 
 import argparse
 import json
 import os
 import platform
+import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -56,6 +60,22 @@ def measure(state0, seconds, seed):
     return done / elapsed, done / cpu, total / done
 
 
+def time_pictures(state0, seed, repeats=3):
+    """Seconds (wall, CPU) of the pictures a cell draws of its best game (the game's
+    ``save_game`` hook) for one random playout from ``state0``: the first call, which also
+    imports the drawing code as a cell does, and the best of ``repeats`` more."""
+    moves = np.empty(mp.max_moves(state0) + 1, np.int32)
+    n = mp.playout(state0.copy(), new_rng(seed), moves, True)
+    times = []
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(1 + repeats):
+            t0, c0 = time.perf_counter(), time.process_time()
+            mp.save_game(state0, moves[:n], Path(folder) / "best_game")
+            times.append((time.perf_counter() - t0, time.process_time() - c0))
+    best = min(t[0] for t in times[1:]), min(t[1] for t in times[1:])
+    return dict(moves=int(n), first=times[0], best=best)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per cell")
@@ -87,6 +107,12 @@ def main(argv=None):
             )
         )
         print(f"{variant:>7} {policy:>8} {wall:>11,.0f} {cpu:>11,.0f} {length:>6.1f}")
+    pictures = time_pictures(mp.make_state(variant="5D"), args.seed)
+    print(
+        f"pictures of a {pictures['moves']}-move 5D game (best_game.png, .svg and .psol): "
+        f"{pictures['first'][0]:.3f} s the first time, then {pictures['best'][0]:.3f} s "
+        f"({pictures['best'][1]:.3f} s CPU)"
+    )
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average {load:.2f} on {os.cpu_count()} cores")
     if args.json:
@@ -98,6 +124,7 @@ def main(argv=None):
             load_average=load,
             numba=numba.__version__,
             rows=rows,
+            pictures_seconds=pictures,
         )
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

@@ -1,6 +1,7 @@
 """Morpion Solitaire 5D/5T: rules against a brute-force reference, hand-checked rule cases, the
 record games in Pentasol notation, bad files, the mobility policy and a seeded search."""
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
@@ -325,6 +326,20 @@ def test_draw_png_and_svg(tmp_path):
     assert files[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert files[2].read_text().lstrip().startswith("<?xml")
     assert all(f.stat().st_size > 10_000 for f in files[1:])
+    # What the pictures show: the 36 dots of the cross, the 82 moves' lines and numbered dots.
+    from PIL import Image
+
+    from nmcs.games.morpion.draw import layout
+
+    pic = layout(moves, title="82")
+    assert len(pic["cross"]) == 36 and len(pic["lines"]) == len(pic["dots"]) == 82
+    with Image.open(files[1]) as png:
+        assert png.size == pic["size"]
+    svg = ET.parse(files[2]).getroot()
+    assert (svg.get("width"), svg.get("height")) == tuple(str(v) for v in pic["size"])
+    texts = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")]
+    assert texts == [str(i) for i in range(1, 83)] + ["82"]
+    assert len(list(svg.iter("{http://www.w3.org/2000/svg}circle"))) == 36 + 82
     # the harness hook: game.save_game(state0, moves, path_stem)
     state0 = M.make_state(variant="5D")
     hook = M.save_game(state0, moves, tmp_path / "best_game")

@@ -7,6 +7,7 @@ the smallest cell index c * H + r of its group (column c from the left, row r fr
 
 import hashlib
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -493,3 +494,61 @@ def test_pictures(tmp_path):
     assert draw.save_game_gif(s0, moves[:n], tmp_path / "g.gif").read_bytes()[:3] == b"GIF"
     with pytest.raises(ValueError, match="move 0 4 .* smallest cell, 1"):
         draw.game_frames(s0, [4])
+
+
+def test_board_pixels_show_the_colours_and_the_group_to_remove():
+    from nmcs.games.samegame import draw
+
+    s0 = sg.state_from_grid(board(TABU_BOARD), colors=3)
+    group = sio.group_cells(s0, 1)  # the two 2s of the middle row
+    cell = 10
+    pixels = draw.board_pixels(s0, group, cell)
+    grid = sg.to_grid(s0)
+    h, w = grid.shape
+    assert pixels.shape == (h * cell + 1, w * cell + 1)
+    centres = pixels[cell // 2 :: cell, cell // 2 :: cell]  # the middle pixel of every cell
+    marked = np.zeros_like(grid, dtype=bool)
+    for code in group:
+        c, r = sg.cell_of(s0, code)
+        marked[h - 1 - r, c] = True
+    np.testing.assert_array_equal(
+        centres, np.where(marked, draw.BLACK, draw.EMPTY + 1 + grid).astype(np.uint8)
+    )
+    # the frame is black, the cells' edges grid lines unless outlined
+    assert (pixels[0] == draw.BLACK).all() and (pixels[:, -1] == draw.BLACK).all()
+    assert pixels[cell, 3 * cell + cell // 2] == draw.GRID_LINE  # top right, not outlined
+
+
+def test_strip_and_animation_of_a_standard_game(tmp_path):
+    """One panel and one GIF frame per move plus the final board, at one size each."""
+    from PIL import Image
+
+    from nmcs.games.samegame import draw
+
+    s0 = sg.make_state(instance=3)
+    moves = np.empty(sg.max_moves(s0) + 1, np.int32)
+    n = sg.playout(s0.copy(), new_rng(3), moves, True)
+    assert n > 30
+    stems = sg.save_game(s0, moves[:n], tmp_path / "best_game")  # the harness's hook
+    assert [Path(p).name for p in stems] == ["best_game.png", "best_game.gif"]
+    with Image.open(tmp_path / "best_game.gif") as gif:
+        assert gif.n_frames == n + 1
+        assert gif.info["duration"] == 500 and gif.info["loop"] == 0
+        cell = draw.cell_size(s0, draw.GIF_BOARD)
+        assert gif.size[0] > 15 * cell and gif.size[1] > 15 * cell
+        sizes = set()
+        for i in range(gif.n_frames):
+            gif.seek(i)
+            sizes.add(gif.size)
+        assert len(sizes) == 1
+        gif.seek(0)
+        first = {c for _, c in gif.convert("RGB").getcolors()}
+        # the first board shows all 5 colours of the palette
+        assert {draw.rgb(c) for c in draw.PALETTE[1:6]} <= first
+    with Image.open(tmp_path / "best_game.png") as strip:
+        columns, rows = 10, -(-(n + 1) // 10)
+        assert strip.size[0] % columns == 0 and strip.size[1] % rows == 0
+        panel = strip.size[0] // columns, strip.size[1] // rows
+        cell = draw.cell_size(s0, draw.STRIP_BOARD)
+        assert 15 * cell + 1 < panel[0] < 15 * cell + 60
+        assert 15 * cell + 1 < panel[1] < 15 * cell + 60
