@@ -67,6 +67,9 @@ def test_state_and_bounds(game):
     n = game.legal_moves(state, legal)
     assert 1 <= n <= game.max_branching(state)
     assert len(set(legal[:n].tolist())) == n, "legal moves must be distinct"
+    if game.record.check_state is not None:  # the Python API's check accepts real positions
+        game.record.check_state(state)
+        game.record.check_state(game.make_state(**game.record.small_options))
     size = getattr(game.record.kernels, "STATE_SIZE", None)
     if size is not None:  # a fixed size the searches copy unrolled: it must be the real one
         assert state.shape[0] == size
@@ -87,6 +90,8 @@ def test_random_walk_ends_within_max_moves(game):
             steps += 1
             assert steps <= game.max_moves(state0)
         assert isinstance(int(game.score(state)), int)
+        if game.record.check_state is not None:  # a finished game is a position too
+            game.record.check_state(state)
 
 
 def test_playout_replays_and_is_deterministic(game):

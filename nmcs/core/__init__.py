@@ -2,10 +2,7 @@
 random generator (``rng``), the clock (``clock``), bit tricks (``bits``), how compiled functions
 are named (``jit_names``), ``ConfigError`` (``errors``) and the scales (``scales``).
 
-Importing it installs process-unique names for compiled functions (``jit_names``) before
-anything compiles: ``nmcs.games`` and ``nmcs.search`` import it first for that reason.
+Importing the package imports nothing heavy: ``errors`` and ``scales`` are read by code that
+only reads results, without numba. ``nmcs.games`` and ``nmcs.search`` install ``jit_names``
+before anything compiles.
 """
-
-from nmcs.core.jit_names import install
-
-install()

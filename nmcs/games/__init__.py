@@ -20,7 +20,9 @@ from typing import Any
 
 import numpy as np
 
-import nmcs.core  # noqa: F401 - names compiled functions per process before any compiles
+from nmcs.core.jit_names import install
+
+install()  # process-unique names of compiled functions, before any compiles
 
 
 def game_module(name: str) -> ModuleType:

@@ -112,6 +112,16 @@ class LeftmostOptions:
             raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {self.depth}")
 
 
+def check_state(state):
+    """ValueError unless ``state`` is a position of a tree of 1..MAX_DEPTH (layout above)."""
+    depth, played, run = (int(x) for x in state[:3])
+    if not (1 <= depth <= MAX_DEPTH and 0 <= played <= depth and 0 <= run <= played):
+        raise ValueError(
+            f"depth {depth}, played {played}, run {run}: need 1 <= depth <= "
+            f"{MAX_DEPTH}, 0 <= played <= depth and 0 <= run <= played"
+        )
+
+
 GAME = register(
     Game(
         name="leftmost",
@@ -119,5 +129,6 @@ GAME = register(
         kernels=sys.modules[__name__],
         make_state=make_state,
         describe=describe,
+        check_state=check_state,
     )
 )

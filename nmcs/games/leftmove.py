@@ -107,6 +107,16 @@ class LeftmoveOptions:
             raise ValueError(f"game.depth must be between 1 and {MAX_DEPTH}, got {self.depth}")
 
 
+def check_state(state):
+    """ValueError unless ``state`` is a position of a tree of 1..MAX_DEPTH (layout above)."""
+    depth, played, lefts = (int(x) for x in state[:3])
+    if not (1 <= depth <= MAX_DEPTH and 0 <= played <= depth and 0 <= lefts <= played):
+        raise ValueError(
+            f"depth {depth}, played {played}, lefts {lefts}: need 1 <= depth <= "
+            f"{MAX_DEPTH}, 0 <= played <= depth and 0 <= lefts <= played"
+        )
+
+
 GAME = register(
     Game(
         name="leftmove",
@@ -114,5 +124,6 @@ GAME = register(
         kernels=sys.modules[__name__],
         make_state=make_state,
         describe=describe,
+        check_state=check_state,
     )
 )

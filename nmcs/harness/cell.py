@@ -48,14 +48,39 @@ class CellInterrupted(Exception):
 class Cell(Protocol):
     """What the driver needs of a validated cell."""
 
-    kind: str  # "searches" | "matches" (meta.json's "kind")
-    unit: str  # "search" | "match": messages and the progress bar
-    n: int  # items in the cell
-    identity: dict[str, Any]  # what determines every item's result
-    config: dict[str, Any]  # the resolved config, for meta.json
-    workers: int
-    chunk_seconds: float
-    progress: bool
+    @property
+    def kind(self) -> str:
+        """``searches`` | ``matches`` (meta.json's "kind")."""
+        ...
+
+    @property
+    def unit(self) -> str:
+        """``search`` | ``match``: messages and the progress bar."""
+        ...
+
+    @property
+    def n(self) -> int:
+        """Items in the cell."""
+        ...
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What determines every item's result."""
+        ...
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The resolved config, for meta.json."""
+        ...
+
+    @property
+    def workers(self) -> int: ...
+
+    @property
+    def chunk_seconds(self) -> float: ...
+
+    @property
+    def progress(self) -> bool: ...
 
     def meta(self) -> dict[str, Any]:
         """Entries of meta.json particular to this kind of cell."""

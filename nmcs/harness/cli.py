@@ -172,8 +172,8 @@ def preflight(argv: Sequence[str]) -> None:
                 overrides = list(cell)
                 cfg = compose("config", overrides=overrides + _searchpath(argv))
                 OmegaConf.to_container(cfg, resolve=True)
-                cell = validate(cfg)
-                first_cells.setdefault(cell.compile_key(), cell)
+                checked = validate(cfg)
+                first_cells.setdefault(checked.compile_key(), checked)
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)

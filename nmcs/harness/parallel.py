@@ -56,8 +56,8 @@ def parallel_search(
     and whose level-(``level`` - 1) searches run on ``workers`` Dask worker processes (0: in
     this process, one after the other), or on the cluster of the scheduler at ``address``.
     The result does not depend on ``workers`` or ``address``."""
-    if level < 1:
-        raise ValueError(f"level = {level}: a parallel search needs level >= 1")
+    if isinstance(level, bool) or not isinstance(level, int | np.integer) or not 1 <= level <= 6:
+        raise ConfigError(f"level = {level!r}: a parallel search needs an integer from 1 to 6")
     options = {"memorize": True} if lower_algo == "nested" else {}
     options.update(lower_options or {})
     lower = partial(remote_search, game, level - 1, lower_algo, options)

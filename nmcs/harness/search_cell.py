@@ -56,8 +56,7 @@ PARALLEL_BACKENDS = ("none", "dask")
 
 def search_identity(cfg: DictConfig) -> dict[str, Any]:
     """The part of a search cell's config that determines every search's result."""
-    full = OmegaConf.to_container(cfg, resolve=True)
-    assert isinstance(full, dict)
+    full = cast(dict[str, Any], OmegaConf.to_container(cfg, resolve=True))
     identity = {
         k: v
         for k, v in full.items()

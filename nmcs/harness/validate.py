@@ -7,6 +7,8 @@ one line that names the key and what is allowed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from omegaconf import DictConfig
 
 from nmcs.core.errors import ConfigError
@@ -17,7 +19,10 @@ from nmcs.harness.search_cell import SearchCell, validate_search
 __all__ = ["KINDS", "ConfigError", "validate"]
 
 # The kinds of cell, by the ``cells`` of a game's record.
-KINDS = {"searches": validate_search, "matches": validate_match}
+KINDS: dict[str, Callable[[DictConfig], SearchCell | MatchCell]] = {
+    "searches": validate_search,
+    "matches": validate_match,
+}
 
 
 def validate(cfg: DictConfig) -> SearchCell | MatchCell:

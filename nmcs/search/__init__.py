@@ -1,3 +1,5 @@
 """Search algorithms written once for every game (see ``nmcs.search.registry``)."""
 
-import nmcs.core  # noqa: F401 - names compiled functions per process before any compiles
+from nmcs.core.jit_names import install
+
+install()  # process-unique names of compiled functions, before any compiles

@@ -48,10 +48,10 @@ def child_seed(seed: int, step: int, index: int) -> int:
 
 @dataclass
 class _Entry:
-    state: np.ndarray
+    state: np.ndarray | None  # None: a finished game, kept only for its moves and score
     game: np.ndarray  # best game from the search's start position (prefix included)
     pos: int  # moves played to reach ``state``
-    score: int
+    score: int | None  # None: no game found from ``state`` yet
 
 
 def master_search(
@@ -82,6 +82,7 @@ def master_search(
         # Every child of every beam position, searched remotely.
         jobs = []
         for b, entry in enumerate(beam):
+            assert entry.state is not None  # beam entries are positions
             n = int(game.legal_moves(entry.state, legal))
             for i in range(n):
                 child = entry.state.copy()
@@ -102,22 +103,24 @@ def master_search(
             )
             for chunk in chunks
         ]
-        results = [None] * len(jobs)
+        results: list[tuple[int, np.ndarray] | None] = [None] * len(jobs)
         searched = 0.0
         for c, (found, seconds) in executor.as_completed(futures):
             searched += seconds
             for j, (score, moves, used, used_moves) in zip(chunks[c], found, strict=True):
-                results[j] = (int(score), np.asarray(moves, np.int32))
+                found_score, found_moves = int(score), np.asarray(moves, np.int32)
+                results[j] = (found_score, found_moves)
                 playouts += int(used)
                 playout_moves += int(used_moves)
                 b, move, _ = jobs[j]
                 parent = beam[b]
-                if best is None or results[j][0] > best.score:
+                if best is None or best.score is None or found_score > best.score:
                     game_moves = np.concatenate(
-                        [parent.game[: parent.pos], [move], results[j][1]]
+                        [parent.game[: parent.pos], [move], found_moves]
                     ).astype(np.int32)
-                    best = _Entry(None, game_moves, 0, results[j][0])
-                    trace.append((time.perf_counter() - start, playouts, best.score))
+                    best = _Entry(None, game_moves, 0, found_score)
+                    trace.append((time.perf_counter() - start, playouts, found_score))
+            assert best is not None and best.score is not None  # a chunk holds a child
             stopped = _budget_reached(
                 start, playouts, best.score, max_seconds, max_playouts, stop_score
             )
@@ -131,10 +134,11 @@ def master_search(
         step += 1
     if stopped == "finished":
         # The best game of the final beam (earlier positions win ties), as the kernel returns.
-        finals = [e for e in beam if e.score is not None]
-        best = max(finals, key=lambda e: e.score) if finals else None
+        finals = [(e.score, -i, e) for i, e in enumerate(beam) if e.score is not None]
+        best = max(finals, key=lambda f: (f[0], f[1]))[2] if finals else None
     if best is None:  # the start position was terminal
         best = _Entry(None, np.empty(0, np.int32), 0, int(game.score(state0)))
+    assert best.score is not None
     return MasterResult(
         score=best.score,
         moves=best.game,

@@ -175,7 +175,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     # the level functions are compiled without reference counting (_nrt=False: they allocate
     # nothing, and numba's increfs and decrefs of every array they touch cost an atomic
     # operation each per call).
-    @njit(inline="always", _nrt=False)
+    @njit(inline="always", _nrt=False)  # type: ignore[call-overload]
     def level1(state, memorize, target, rng, ws, seq):
         stats = ws.stats
         cont = ws.cont
@@ -269,7 +269,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
         return played
 
     def make_level(lower, k):
-        @njit(_nrt=False)
+        @njit(_nrt=False)  # type: ignore[call-overload]
         def level_k(state, memorize, target, rng, ws, seq):
             seqs = ws.seqs
             child = ws.states[k]

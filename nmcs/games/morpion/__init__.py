@@ -32,7 +32,7 @@ class MorpionOptions:
             )
 
 
-def make_state(variant="5D", policy="random"):
+def make_state(variant="5D", policy="random"):  # type: ignore[no-redef]  # rules' own, after the checks
     """The starting cross for ``variant`` (5D or 5T) with playout ``policy`` (random or
     mobility)."""
     checked_options(MorpionOptions, {"variant": variant, "policy": policy})
@@ -55,6 +55,15 @@ def save_game(state0, moves, path_stem):
     return save(moves, path_stem, title=f"Morpion {variant}, {len(moves)} moves")
 
 
+def check_state(state):
+    """ValueError unless ``state`` has the layout of a Morpion position (rules.py)."""
+    if state.shape[0] <= rules.CAND or state[rules.VARIANT] not in (0, 1):
+        raise ValueError(f"not a Morpion position ({state.shape[0]} entries)")
+    size = rules.CAND + rules.MAX_BRANCHING[int(state[rules.VARIANT])] + rules.SLACK
+    if state.shape[0] != size:
+        raise ValueError(f"a Morpion position has {size} entries, got {state.shape[0]}")
+
+
 GAME = register(
     Game(
         name="morpion",
@@ -63,5 +72,6 @@ GAME = register(
         make_state=make_state,
         describe=describe,
         save_game=save_game,
+        check_state=check_state,
     )
 )

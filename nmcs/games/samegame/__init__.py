@@ -69,6 +69,17 @@ def save_game(state0, moves, path_stem):
     ]
 
 
+def check_state(state):
+    """ValueError unless ``state`` has the layout of a SameGame position (rules.py)."""
+    hdr = rules.HDR
+    ok = state.shape[0] > hdr and min(int(state[0]), int(state[1]), int(state[2])) >= 1
+    if ok:
+        w, h, k = (int(x) for x in state[:3])
+        ok = state.shape[0] == hdr + w + k + w * h
+    if not ok:
+        raise ValueError(f"not a SameGame position ({state.shape[0]} entries)")
+
+
 GAME = register(
     Game(
         name="samegame",
@@ -78,5 +89,6 @@ GAME = register(
         describe=rules.describe,
         save_game=save_game,
         small_options=dict(rules.SMALL_OPTIONS),
+        check_state=check_state,
     )
 )

@@ -54,7 +54,9 @@ def md5(path):
 
 def parse_boards(text, width, height, colors, count=None, source="<text>"):
     """Boards of ``text`` as a list of H x W int8 arrays (row 0 = top row)."""
-    boards, rows, first_line = [], [], 1
+    boards: list[np.ndarray] = []
+    rows: list[list[int]] = []
+    first_line = 1
     lines = text.splitlines()
 
     def close(end_line):

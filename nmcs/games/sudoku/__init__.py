@@ -54,6 +54,22 @@ def make_state(n=4, problem=0, empty_fraction=0.66, problem_seed=0):
     return state_from_grid(io.stored_problems()[problem], f"stored problem {problem}")
 
 
+def check_state(state):
+    """ValueError unless ``state`` has the layout of a Sudoku position (rules.py)."""
+    ok = state.shape[0] > rules.DOM and 2 <= state[rules.BOX] <= 8
+    if ok:
+        size = int(state[rules.BOX]) ** 2
+        words = -(-size * size // 64)
+        ok = (
+            state[rules.SIZE] == size
+            and state[rules.CELLS] == size * size
+            and state[rules.BUCKET] == rules.DOM + size * size
+            and state.shape[0] == rules.DOM + size * size + (size + 1) * words
+        )
+    if not ok:
+        raise ValueError(f"not a Sudoku position ({state.shape[0]} entries)")
+
+
 GAME = register(
     Game(
         name="sudoku",
@@ -61,5 +77,6 @@ GAME = register(
         kernels=rules,
         make_state=make_state,
         describe=rules.describe,
+        check_state=check_state,
     )
 )
