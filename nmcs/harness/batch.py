@@ -23,7 +23,7 @@ import numpy as np
 
 from nmcs.games.registry import game as game_record
 from nmcs.search.engine import TRACE_LEN, compiled_levels, new_outputs, run_searches
-from nmcs.search.entry import entry_point
+from nmcs.search.entry import compile_entry, entry_point
 from nmcs.search.registry import Algorithm, ConfigError, Settings, algorithm, check
 
 
@@ -142,6 +142,9 @@ def search_batch(
     run_block = entry_point(game, kernels, record.name, record.build, levels)
     max_moves = int(kernels.max_moves(state0))
     out = new_outputs(n, max_moves, TRACE_LEN if record.writes_trace else 1)
+    compile_entry(
+        run_block, f"{game} x {record.name}, levels 0-{levels}", state0, seeds, params, out
+    )
     run_searches(run_block, state0, seeds, params, out, int(workers))
     lengths = out.length
     return BatchResult(

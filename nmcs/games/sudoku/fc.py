@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from nmcs.games.sudoku import rules as game
+from nmcs.search.anytime import copy_into
 from nmcs.search.clock import now
 from nmcs.search.rng import below
 
@@ -54,7 +55,7 @@ def fc_search(state, rng, max_seconds, max_nodes, states, moves, n_moves, cursor
     nodes = 0
     if state[game.ASSIGNED] == cells:
         return 1, nodes, 0
-    states[0, :] = state
+    copy_into(states[0], state)  # not states[0, :] = state: see nmcs.search.anytime.copy_into
     n_moves[0] = _shuffled_moves(states[0], moves[0], rng)
     cursor[0] = 0
     d = 0
