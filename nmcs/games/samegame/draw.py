@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.collections import PatchCollection  # noqa: E402
 from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
@@ -53,17 +54,28 @@ def draw_board(ax, state, group=(), title=None):
     h, w = grid.shape
     k = int(state[sg.COLORS])
     ax.imshow(grid + 1, cmap=_cmap(k), vmin=0, vmax=k, interpolation="nearest")
-    ax.set_xticks(np.arange(-0.5, w, 1), minor=True)
-    ax.set_yticks(np.arange(-0.5, h, 1), minor=True)
-    ax.grid(which="minor", color="#dddddd", linewidth=0.3)
-    ax.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
-    for code in group:
-        c, r = sg.cell_of(state, code)
-        y = h - 1 - r
-        ax.add_patch(
-            Rectangle((c - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=1.2)
+    # The cell lines as two line collections and no ticks (minor ticks drawn as a grid made
+    # matplotlib build hundreds of tick artists per board: 9 s for a game's pictures).
+    ax.set_xticks([])
+    ax.set_yticks([])
+    lines = dict(color="#dddddd", linewidth=0.3, zorder=1.5)
+    ax.vlines(np.arange(-0.5, w, 1), -0.5, h - 0.5, **lines)
+    ax.hlines(np.arange(-0.5, h, 1), -0.5, w - 0.5, **lines)
+    ax.set_xlim(-0.5, w - 0.5)
+    ax.set_ylim(h - 0.5, -0.5)
+    if len(group):
+        cells = [sg.cell_of(state, code) for code in group]
+        xs = np.array([c for c, _ in cells], float)
+        ys = np.array([h - 1 - r for _, r in cells], float)
+        ax.add_collection(
+            PatchCollection(
+                [Rectangle((x - 0.5, y - 0.5), 1, 1) for x, y in zip(xs, ys, strict=True)],
+                facecolor="none",
+                edgecolor="black",
+                linewidth=1.2,
+            )
         )
-        ax.plot(c, y, "k.", markersize=3)
+        ax.plot(xs, ys, "k.", markersize=3)
     if title:
         ax.set_title(title, fontsize=7)
 
