@@ -128,7 +128,10 @@ def save_game_gif(state0, moves, path, fps=2):
     fig, ax = plt.subplots(figsize=(4, 4.2))
 
     def show(i):
-        ax.clear()
+        # Remove the previous board's artists rather than ax.clear(), which rebuilds the axes
+        # (its ticks included) at every frame.
+        for artist in [*ax.images, *ax.collections, *ax.lines]:
+            artist.remove()
         state, group, title = frames[i]
         draw_board(ax, state, group, title)
 
