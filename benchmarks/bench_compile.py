@@ -16,8 +16,8 @@ compare; run it pinned to one core (``taskset -c 1``) to measure the single-core
 ``--repo`` times another checkout (e.g. the code before a change) with the same commands.
 
 Without ``--pairs``: level 1 of every pair that the registries accept (every algorithm on
-every game it takes), then level 2 (levels up to 3 compiled) of the level-structured
-algorithms on the games the issue measured. Takes several minutes.
+every built-in one-player game it takes), then level 2 (levels up to 3 compiled) of the
+level-structured algorithms on the games the issue measured. Takes several minutes.
 """
 
 import argparse
@@ -49,9 +49,13 @@ def default_pairs() -> list[str]:
     from nmcs.search import registry as algos
 
     pairs = []
+    # The one-player games (the two-player ones register too, but run matches, not searches).
+    one_player = [
+        g for g in games.names() if games.game(g).make_state.__module__ in games.BUILTIN_MODULES
+    ]
     for algo in algos.names():
         record = algos.algorithm(algo)
-        for game in games.names():
+        for game in one_player:
             if record.games is None or game in record.games:
                 pairs.append(f"{game}:{algo}:1")
     return pairs + EXTRA_LEVEL2
