@@ -2,6 +2,7 @@
 analysis command and the notebook."""
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -290,3 +291,34 @@ def test_the_committed_paper_report_regenerates_from_its_files(tmp_path):
 
     assert claims(copy / "REPRODUCTION.md") == claims(published / "REPRODUCTION.md")
     assert (copy / "figures" / "leftmove_distributions_fig3.png").exists()
+
+
+COMPILE_ONE = (
+    "from nmcs import make_state, search_batch, search_seeds\n"
+    "search_batch('leftmove', make_state('leftmove', depth=5), search_seeds(0, 0, 1))\n"
+)
+
+
+def test_first_compile_is_announced_and_a_cached_load_is_not(tmp_path):
+    """A pair's first run on a clean cache says on stderr that it compiles, and how long it
+    took (nmcs.search.entry.compile_entry); the next process loads it from the cache quietly."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["NMCS_CACHE_ROOT"] = str(tmp_path / "cache")
+
+    def stderr_lines():
+        proc = subprocess.run(
+            [sys.executable, "-c", COMPILE_ONE],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return proc.stderr.splitlines()
+
+    first = stderr_lines()
+    assert first[0] == (
+        "compiling leftmove x nested, levels 0-1 (first run only; cached afterwards) ..."
+    )
+    assert first[1].startswith("... done in ") and first[1].endswith(" s")
+    assert not any("compiling" in line for line in stderr_lines())

@@ -27,7 +27,7 @@ from nmcs.core.errors import ConfigError
 from nmcs.games.registry import Game
 from nmcs.games.registry import game as game_record
 from nmcs.search.engine import TRACE_LEN, compiled_levels, new_outputs, run_searches
-from nmcs.search.entry import entry_point
+from nmcs.search.entry import compile_entry, entry_point
 from nmcs.search.registry import Algorithm, Settings, algorithm, check
 
 
@@ -264,17 +264,21 @@ def checked_seeds(seeds: Any) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.uint64)
 
 
-def entry(game: Game, record: Algorithm, settings: Settings) -> Any:
-    """The compiled entry point that runs ``record`` on ``game`` at ``settings.level``."""
+def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, params, out) -> Any:
+    """The compiled entry point that runs ``record`` on ``game`` at ``settings.level``,
+    compiled (saying so on stderr) or loaded for these arguments before any search runs."""
     levels = compiled_levels(settings.level, record.max_level)
-    return entry_point(game.name, game.kernels, record.name, record.build, levels)
+    run_block = entry_point(game.name, game.kernels, record.name, record.build, levels)
+    label = f"{game.name} x {record.name}, levels 0-{levels}"
+    compile_entry(run_block, label, state0, seeds, params, out)
+    return run_block
 
 
 def warm_up(game: Game, record: Algorithm, config: Any, settings: Settings, state0: np.ndarray):
     """Compile (or load) the entry point of a call without running a search."""
     params = record.params(config, settings, game.kernels, state0)
     out = new_outputs(0, int(game.kernels.max_moves(state0)), 1)
-    run_searches(entry(game, record, settings), state0, np.zeros(0, np.uint64), params, out, 1)
+    entry(game, record, settings, state0, np.zeros(0, np.uint64), params, out)
 
 
 def run_batch(
@@ -291,9 +295,9 @@ def run_batch(
     kernels = game.kernels
     n = seeds.shape[0]
     params = record.params(config, settings, kernels, state0)
-    run_block = entry(game, record, settings)
     max_moves = int(kernels.max_moves(state0))
     out = new_outputs(n, max_moves, TRACE_LEN if record.writes_trace else 1)
+    run_block = entry(game, record, settings, state0, seeds, params, out)
     run_searches(run_block, state0, seeds, params, out, int(workers))
     lengths = out.length
     return BatchResult(

@@ -24,7 +24,8 @@ PLAYOUTS, PLAYOUT_MOVES = 0, 1  # the entries of a search's ``stats`` counters
 @njit(cache=True, inline="always")
 def copy_into(dst, src):
     """dst[:] = src with an explicit loop (numba's slice assignment costs more for short
-    states)."""
+    states, and compiles a formatted shape-mismatch error: about 2 s of a pair's first
+    compile)."""
     for j in range(src.shape[0]):
         dst[j] = src[j]
 
@@ -148,7 +149,10 @@ def build_restarts(game, begin, once):
             if s > best:
                 best = s
                 best_len = length
-                seq[:length] = ws.scratch_seq[:length]
+                # A loop, not seq[:length] = ...: numba compiles an array-to-array slice
+                # assignment with a formatted shape error (2 s of a first compile).
+                for j in range(length):
+                    seq[j] = ws.scratch_seq[j]
                 n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
             if best >= target or cut:
                 break

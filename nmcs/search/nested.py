@@ -149,7 +149,9 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
         aux = np.zeros(1, np.uint64)
         if budgeted:
             ctl = np.zeros(CTL_SIZE, np.float64)
-            ctl[:CTL_CLOCK] = start_clock()
+            clock = start_clock()
+            for j in range(CTL_CLOCK):  # a loop: a slice assignment compiles for 2 s
+                ctl[j] = clock[j]
             return BudgetedWorkspace(states, moves, seqs, cont, aux, stats, ctl)
         return NestedWorkspace(states, moves, seqs, cont, aux, stats)
 
@@ -452,7 +454,8 @@ def build_iterative_search(game, levels: int):
     @njit
     def begin(params, ws, clock):
         ctl = ws.inner.ctl
-        ctl[:CTL_CLOCK] = clock
+        for j in range(CTL_CLOCK):  # a loop: a slice assignment compiles for 2 s
+            ctl[j] = clock[j]
         ctl[CTL_SECONDS] = params.max_seconds
         ctl[CTL_PLAYOUTS] = params.max_playouts
         ctl[CTL_CUT] = 0.0

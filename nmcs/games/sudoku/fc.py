@@ -54,7 +54,8 @@ def fc_search(state, rng, max_seconds, max_nodes, states, moves, n_moves, cursor
     nodes = 0
     if state[game.ASSIGNED] == cells:
         return 1, nodes, 0
-    states[0, :] = state
+    for j in range(state.shape[0]):  # not states[0, :] = state: its compile costs about 2 s
+        states[0, j] = state[j]
     n_moves[0] = _shuffled_moves(states[0], moves[0], rng)
     cursor[0] = 0
     d = 0

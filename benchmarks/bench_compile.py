@@ -1,0 +1,141 @@
+"""Start-up cost of every (game, algorithm) pair: the first ``run.py`` of the pair on a clean
+numba cache (compilation included), then the same command in a second process (loaded from
+the cache).
+
+    python benchmarks/bench_compile.py [--pairs morpion:uct,samegame:nested:2] [--repo DIR]
+                                       [--json PATH] [--no-cached]
+
+Each pair runs ``python run.py game=G algo=A level=L n_searches=2 workers=1 progress=false``
+(plus ``budget.playouts=100``, or 1,000 nodes for forward checking, for the algorithms that need
+a budget, and ``algo.games=[100]`` for reflexive search) in a fresh subprocess with a fresh
+``NMCS_CACHE_ROOT`` and its own output folder, all under a temporary folder deleted afterwards.
+Columns: wall seconds from start to exit and CPU seconds (user + sys of the process and its
+children), first run and cached run; the JSON rows also keep the first run's ``compiling ...``
+line. On a shared machine wall time includes waiting for the CPU, so CPU time is the figure to
+compare; run it pinned to one core (``taskset -c 1``) to measure the single-core case.
+``--repo`` times another checkout (e.g. the code before a change) with the same commands.
+
+Without ``--pairs``: level 1 of every pair that the registries accept (every algorithm on
+every built-in one-player game it takes), then level 2 (levels up to 3 compiled) of the
+level-structured algorithms on the games the issue measured. Takes several minutes.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+# Extra keys of the algorithms that need them at level 1: a budget (forward checking counts
+# nodes), reflexive's games per level.
+EXTRA = {
+    "uct": ["budget.playouts=100"],
+    "iterative": ["budget.playouts=100"],
+    "iterative_beam": ["budget.playouts=100"],
+    "fc": ["budget.playouts=1000"],
+    "reflexive": ["algo.games=[100]"],
+}
+EXTRA_LEVEL2 = ["leftmove:nested:2", "samegame:nested:2", "morpion:nested:2", "morpion:beam:2"]
+
+
+def default_pairs() -> list[str]:
+    sys.path.insert(0, str(REPO))
+    from nmcs.games import registry as games
+    from nmcs.search import registry as algos
+
+    pairs = []
+    # The one-player games (the two-player ones register too, but run matches, not searches).
+    one_player = [
+        g for g in games.names() if games.game(g).make_state.__module__ in games.BUILTIN_MODULES
+    ]
+    for algo in algos.names():
+        record = algos.algorithm(algo)
+        for game in one_player:
+            if record.games is None or game in record.games:
+                pairs.append(f"{game}:{algo}:1")
+    return pairs + EXTRA_LEVEL2
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the child, its stderr) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+    return wall, cpu, proc.stderr
+
+
+def bench_pair(pair: str, repo: Path, cached: bool) -> dict:
+    game, algo, level = (pair.split(":") + ["1"])[:3]
+    with tempfile.TemporaryDirectory(prefix="nmcs_bench_compile_") as tmp:
+        env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+        env["NMCS_CACHE_ROOT"] = str(Path(tmp) / "cache")
+        args = [
+            f"game={game}",
+            f"algo={algo}",
+            f"level={level}",
+            "n_searches=2",
+            "workers=1",
+            "progress=false",
+        ]
+        if algo == "reflexive" and level != "1":
+            args.append(f"algo.games=[{','.join(['10'] * int(level))}]")
+        else:
+            args += EXTRA.get(algo, [])
+        row = {"game": game, "algo": algo, "level": int(level)}
+        runs = ["first", "cached"] if cached else ["first"]
+        for i, name in enumerate(runs):
+            cmd = [
+                sys.executable,
+                "run.py",
+                *args,
+                f"seed={i}",
+                f"hydra.run.dir={Path(tmp) / f'out{i}' / 'cell'}",
+            ]
+            wall, cpu, stderr = timed(cmd, env, repo)
+            row[f"{name}_wall"] = round(wall, 2)
+            row[f"{name}_cpu"] = round(cpu, 2)
+            if name == "first":
+                row["message"] = next(
+                    (line for line in stderr.splitlines() if line.startswith("compiling")), ""
+                )
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pairs", default=None, help="game:algo[:level],... (default: all)")
+    parser.add_argument("--repo", type=Path, default=REPO, help="checkout whose run.py to time")
+    parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    parser.add_argument("--no-cached", action="store_true", help="skip the cached run")
+    args = parser.parse_args()
+    pairs = args.pairs.split(",") if args.pairs else default_pairs()
+    rows = []
+    print("| game | algo | level | first run: CPU s (wall s) | cached: CPU s (wall s) |")
+    print("|---|---|---|---|---|")
+    for pair in pairs:
+        row = bench_pair(pair, args.repo.resolve(), not args.no_cached)
+        rows.append(row)
+        cached = (
+            f"{row['cached_cpu']:.1f} ({row['cached_wall']:.1f})" if "cached_cpu" in row else "-"
+        )
+        print(
+            f"| {row['game']} | {row['algo']} | {row['level']} | "
+            f"{row['first_cpu']:.1f} ({row['first_wall']:.1f}) | {cached} |",
+            flush=True,
+        )
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
