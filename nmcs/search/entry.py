@@ -51,7 +51,7 @@ from numba import njit
 
 from {builder_module} import {builder_name} as build
 from nmcs.search.anytime import PLAYOUT_MOVES, PLAYOUTS
-from nmcs.search.clock import now
+from nmcs.core.clock import now
 from nmcs.search.engine import build_search
 import {kernels} as game
 
