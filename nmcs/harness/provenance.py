@@ -1,6 +1,7 @@
 """What produced a result: code version, packages, machine, times."""
 
 import datetime
+import functools
 import os
 import platform
 import socket
@@ -34,21 +35,36 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def versions() -> dict[str, str | None]:
+@functools.cache
+def _versions() -> tuple[tuple[str, str | None], ...]:
     found: dict[str, str | None] = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
             found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             found[name] = None
-    return found
+    return tuple(found.items())
+
+
+def versions() -> dict[str, str | None]:
+    """Python's and the packages' versions (read once per process)."""
+    return dict(_versions())
+
+
+@functools.cache
+def code_state() -> tuple[str | None, bool | None]:
+    """(commit, whether tracked files were modified), read once per process: the code that runs
+    is the code the process imported, and a sweep of many cells should not run git for each
+    (about 0.1 s a cell)."""
+    status = _git("status", "--porcelain", "--untracked-files=no")
+    return _git("rev-parse", "HEAD"), (bool(status) if status is not None else None)
 
 
 def provenance() -> dict[str, Any]:
-    status = _git("status", "--porcelain", "--untracked-files=no")
+    commit, dirty = code_state()
     return {
-        "git_commit": _git("rev-parse", "HEAD"),
-        "git_dirty": bool(status) if status is not None else None,
+        "git_commit": commit,
+        "git_dirty": dirty,
         "versions": versions(),
         "cpu": cpu_model(),
         "cores": os.cpu_count(),

@@ -165,7 +165,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
             ctl[CTL_CUT] = 1.0
         return ctl[CTL_CUT] != 0.0
 
-    @njit
+    @njit(inline="always")
     def sample(state, memorize, target, rng, ws, seq):
         stats = ws.stats
         n = playout(state, rng, seq, True)
@@ -343,7 +343,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
         return level_k
 
     def make_dispatch(lower_dispatch, search, k):
-        @njit
+        @njit(inline="always")
         def dispatch(state, level, memorize, target, rng, ws, seq):
             if level < k:
                 return lower_dispatch(state, level, memorize, target, rng, ws, seq)
@@ -351,7 +351,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
 
         return dispatch
 
-    @njit
+    @njit(inline="always")
     def dispatch0(state, level, memorize, target, rng, ws, seq):
         return sample(state, memorize, target, rng, ws, seq)
 
