@@ -6,7 +6,8 @@ check composes every cell of the requested run first with Hydra's compose API (c
 sweeps and an experiment's ``hydra.sweeper.params`` expanded by Hydra's own basic sweeper),
 validates it (``nmcs.harness.validate``, which reads the game's and the algorithm's registry
 records) and stops at the first problem with one line naming the key
-and what is allowed, exit status 2, before any search runs or any folder is made.
+and what is allowed, exit status 2, before any search runs or any folder is made (a
+``parallel.address`` where no Dask scheduler answers included).
 """
 
 import re
@@ -26,6 +27,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from nmcs.harness import matches
 from nmcs.harness.batch import search_batch, search_seeds
+from nmcs.harness.parallel import check_scheduler
 from nmcs.harness.runner import CellInterrupted, run_cell, search_options
 from nmcs.harness.schema import SCALES, register_configs
 from nmcs.harness.validate import ConfigError, validate
@@ -153,6 +155,7 @@ def preflight(argv: Sequence[str]) -> None:
     register()
     first_cells: dict[tuple[str, str, int], tuple[DictConfig, np.ndarray]] = {}
     first_pairing = None
+    addresses: dict[str, None] = {}  # the Dask schedulers named (parallel.address), once each
     overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -166,11 +169,16 @@ def preflight(argv: Sequence[str]) -> None:
                     first_pairing = first_pairing or pairing
                     continue
                 state0 = validate(cfg)
+                if cfg.parallel.backend == "dask" and cfg.parallel.address is not None:
+                    addresses[str(cfg.parallel.address)] = None
                 if cfg.parallel.backend == "none":  # a Dask cell warms its own searches
                     # One compiled entry point per game, algorithm and group of levels.
                     levels = compiled_levels(cfg.level, algorithm(cfg.algo.name).max_level)
                     key = (cfg.game.name, cfg.algo.name, levels)
                     first_cells.setdefault(key, (cfg, state0))
+            # A Dask scheduler must answer now, not after the cell's folder is made.
+            for address in addresses:
+                check_scheduler(address)
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)

@@ -28,6 +28,7 @@ import logging
 import os
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ from nmcs.harness.batch import (
     seeds_for,
 )
 from nmcs.harness.matches import strip_match_keys
-from nmcs.harness.parallel import dask_batch
+from nmcs.harness.parallel import dask_batch, dask_session
 from nmcs.harness.provenance import now_iso, provenance
 from nmcs.harness.results import ADDED_KEYS
 from nmcs.harness.validate import ConfigError, algo_config, game_options, validate
@@ -286,41 +287,47 @@ def run_cell(cfg: DictConfig, out_dir: str | Path) -> pd.DataFrame:
     size = workers
     pos = 0
     try:
-        while pos < len(todo):
-            interrupt.check()  # a Ctrl-C that a compiler callback swallowed
-            indices = todo[pos : pos + size]
-            started = time.perf_counter()
-            if cfg.parallel.backend == "dask":
-                res = dask_batch(
-                    cfg.game.name,
-                    state0,
-                    seeds_for(cfg.seed, indices),
-                    cfg.algo.name,
-                    cfg.level,
-                    cfg.memorize,
-                    cfg.memorize_from,
-                    algo_api_options(cfg),
-                    workers=cfg.parallel.workers,
-                    address=cfg.parallel.address,
+        with ExitStack() as stack:
+            if todo and cfg.parallel.backend == "dask":
+                # One cluster for the cell, closed at its end (or at Ctrl-C); Dask's log in
+                # the cell's dask.log.
+                executor = stack.enter_context(
+                    dask_session(cfg.parallel.workers, cfg.parallel.address, out_dir / "dask.log")
                 )
-            else:
-                res = search_batch(
-                    cfg.game.name,
-                    state0,
-                    seeds_for(cfg.seed, indices),
-                    workers=workers,
-                    **search_options(cfg),
-                )
-            elapsed = time.perf_counter() - started
-            chunk = rows(cfg, cell, instance, indices, res)
-            name = f"{indices[0]:08d}-{indices[-1]:08d}.parquet"
-            atomic_write_parquet(chunk, chunk_dir / name)
-            pos += len(indices)
-            meta["n_done"] += len(indices)
-            write_meta(out_dir, meta)
-            bar.update(len(indices))
-            per_search = max(elapsed / len(indices), 1e-7)
-            size = int(min(max(workers, cfg.chunk_seconds / per_search), 4 * size, 1_000_000))
+            while pos < len(todo):
+                interrupt.check()  # a Ctrl-C that a compiler callback swallowed
+                indices = todo[pos : pos + size]
+                started = time.perf_counter()
+                if cfg.parallel.backend == "dask":
+                    res = dask_batch(
+                        cfg.game.name,
+                        state0,
+                        seeds_for(cfg.seed, indices),
+                        cfg.algo.name,
+                        cfg.level,
+                        cfg.memorize,
+                        cfg.memorize_from,
+                        algo_api_options(cfg),
+                        executor,
+                    )
+                else:
+                    res = search_batch(
+                        cfg.game.name,
+                        state0,
+                        seeds_for(cfg.seed, indices),
+                        workers=workers,
+                        **search_options(cfg),
+                    )
+                elapsed = time.perf_counter() - started
+                chunk = rows(cfg, cell, instance, indices, res)
+                name = f"{indices[0]:08d}-{indices[-1]:08d}.parquet"
+                atomic_write_parquet(chunk, chunk_dir / name)
+                pos += len(indices)
+                meta["n_done"] += len(indices)
+                write_meta(out_dir, meta)
+                bar.update(len(indices))
+                per_search = max(elapsed / len(indices), 1e-7)
+                size = int(min(max(workers, cfg.chunk_seconds / per_search), 4 * size, 1_000_000))
     except KeyboardInterrupt:
         bar.close()
         raise CellInterrupted(
