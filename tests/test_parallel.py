@@ -1,11 +1,21 @@
 """Parallel searches (nmcs.search.master on nmcs.search.executors): the same result in this
-process and on 1 or 2 Dask worker processes; budgets stop the search with a complete game."""
+process and on 1 or 2 Dask worker processes; budgets stop the search with a complete game.
+run.py on Dask: its log in the cell's folder, a Ctrl-C and an unreachable scheduler in one
+line."""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 
 import numpy as np
 import pytest
 
 from nmcs.games import game_module
 from nmcs.harness.parallel import parallel_search
+from tests.helpers import REPO
 
 leftmove = game_module("leftmove")
 
@@ -153,5 +163,193 @@ def test_bad_parallel_settings_stop_with_one_line(tmp_path, overrides, message):
         check=False,
     )
     assert proc.returncode == 2, proc.stderr[-2000:]
-    lines = [line for line in proc.stderr.strip().splitlines() if "distributed" not in line]
+    lines = proc.stderr.strip().splitlines()
     assert message in lines[-1] and len(lines) == 1, proc.stderr[-2000:]
+
+
+# A quick Dask cell: level 2 on a depth-20 binary tree, a few searches.
+QUICK_DASK = ["game.depth=20", "level=2", "progress=false", "parallel.backend=dask"]
+
+
+def test_dask_logs_to_the_cell_folder_not_the_terminal(tmp_path):
+    """Issue 19: the scheduler's, nannies' and workers' INFO lines go to <cell>/dask.log."""
+    from tests.helpers import run_python
+
+    cell = tmp_path / "cell"
+    proc = run_python(
+        "run.py", *QUICK_DASK, "n_searches=2", "parallel.workers=1", f"hydra.run.dir={cell}"
+    )
+    assert "distributed" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+    assert proc.stderr == "", proc.stderr
+    log = (cell / "dask.log").read_text()
+    assert "INFO distributed.scheduler:" in log and "INFO distributed.nanny:" in log, log
+    assert "distributed" not in (cell / "run.log").read_text()
+    assert (cell / "results.parquet").exists()
+
+
+def _live_processes(group: int) -> list[str]:
+    """The processes of a process group that still run (a zombie waits for a parent that has
+    gone; it runs nothing)."""
+    ps = subprocess.run(["ps", "-eo", "pgid=,stat=,args="], capture_output=True, text=True)
+    return [
+        line
+        for line in ps.stdout.splitlines()
+        if line.split()[0] == str(group) and not line.split()[1].startswith("Z")
+    ]
+
+
+def test_ctrl_c_on_dask_prints_one_line_and_stops_the_workers(tmp_path):
+    """A terminal's Ctrl-C reaches the whole foreground process group, Dask's workers and
+    nannies included: one line, exit status 130, no traceback, no process left."""
+    cell = tmp_path / "cell"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "run.py",
+            *QUICK_DASK,
+            "n_searches=100000",
+            "chunk_seconds=0.05",
+            "parallel.workers=2",
+            f"hydra.run.dir={cell}",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+        # A child inherits an ignored SIGINT (a test suite in the background of a shell).
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.time() + 300
+    while not list((cell / "chunks").glob("*.parquet")) and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)  # children's searches in flight on the workers
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("run.py: interrupted: "), err
+    assert "Traceback" not in out and "distributed" not in out, out
+    saved = int(lines[0].split("interrupted: ")[1].split()[0])
+    assert saved > 0 and "Traceback" not in (cell / "dask.log").read_text()
+    time.sleep(1)
+    assert not _live_processes(proc.pid)
+
+
+def _refusal(tmp_path, port: socket.socket) -> tuple[str, float]:
+    """run.py's error line for a Dask cell whose parallel.address is ``port``, and how long
+    the command took; it must exit with status 2 and make no folder."""
+    from tests.helpers import run_python
+
+    address = f"tcp://127.0.0.1:{port.getsockname()[1]}"
+    started = time.perf_counter()
+    proc = run_python(
+        "run.py",
+        *QUICK_DASK,
+        "n_searches=1",
+        f"parallel.address={address}",
+        f"hydra.run.dir={tmp_path / 'cell'}",
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and proc.stdout == "", proc.stdout + proc.stderr
+    assert lines[0].startswith(f"run.py: error: parallel.address = {address}: "), lines[0]
+    assert lines[0].endswith(
+        "expected the address of a running Dask scheduler, e.g. tcp://host:8786"
+    )
+    assert not tmp_path.joinpath("cell").exists()  # the analysis would see an unfinished cell
+    return lines[0], seconds
+
+
+def test_an_unreachable_scheduler_is_refused_within_seconds(tmp_path):
+    """No scheduler at parallel.address: one line naming it, exit status 2, no folder, within
+    5 s: at once where nothing listens, after ANSWER_SECONDS where nothing answers (on a
+    machine so busy that starting run.py takes most of the 5 s, that much after the first)."""
+    from nmcs.harness.parallel import ANSWER_SECONDS
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))  # bound, so that nothing else listens there
+        line, refused = _refusal(tmp_path, closed)
+    assert "connection refused: nothing listens on port" in line
+    assert refused < 5, refused
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # connections complete, and nothing is ever said
+        line, unanswered = _refusal(tmp_path, silent)
+    assert f"no answer within {ANSWER_SECONDS:g} s" in line
+    assert unanswered < max(5, refused + ANSWER_SECONDS + 1), (refused, unanswered)
+
+
+def test_check_scheduler_wants_a_scheduler():
+    """A scheduler passes; a worker's address, or something that does not speak Dask, not."""
+    import threading
+
+    from distributed import LocalCluster
+
+    from nmcs.harness.parallel import check_scheduler
+    from nmcs.harness.validate import ConfigError
+
+    with LocalCluster(
+        n_workers=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        check_scheduler(cluster.scheduler_address)
+        [worker] = cluster.scheduler_info["workers"]
+        with pytest.raises(ConfigError, match="a Dask Worker answers there, not a scheduler"):
+            check_scheduler(worker)
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+
+        def banner():
+            conn, _ = server.accept()
+            with conn:
+                conn.sendall(b"SSH-2.0-OpenSSH\r\n")
+                time.sleep(1)
+
+        threading.Thread(target=banner, daemon=True).start()
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        with pytest.raises(ConfigError, match="does not speak Dask"):
+            check_scheduler(address)
+    with pytest.raises(ConfigError, match="parallel.address = foo: not a scheduler address"):
+        check_scheduler("foo")
+
+
+def test_a_ctrl_c_in_a_deferred_block_is_raised_after_it():
+    """interrupt.deferred: closing a cluster is not cut by a second Ctrl-C."""
+    from nmcs.harness import interrupt
+
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with interrupt.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)  # no KeyboardInterrupt here
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with pytest.raises(KeyboardInterrupt):
+            interrupt.check()
+    finally:
+        interrupt._INTERRUPTED.clear()
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_dask_log_records_go_to_the_file_and_warnings_also_to_the_terminal(tmp_path, capsys):
+    import logging
+
+    from nmcs.harness.parallel import _dask_log
+
+    scheduler = logging.getLogger("distributed.scheduler")
+    before = (scheduler.handlers[:], scheduler.propagate)
+    log = tmp_path / "dask.log"
+    with _dask_log(log) as terminal:
+        scheduler.info("State start")
+        scheduler.warning("Worker is at 96% memory usage.\nRestarting")
+        terminal.setLevel(logging.CRITICAL + 1)  # closing: the file only
+        scheduler.warning("Cluster closed")
+    text = log.read_text()
+    assert "INFO distributed.scheduler: State start" in text and "Cluster closed" in text
+    assert capsys.readouterr().err == (
+        f"run.py: dask warning: Worker is at 96% memory usage. (more in {log})\n"
+    )
+    assert (scheduler.handlers, scheduler.propagate) == before

@@ -28,6 +28,8 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -43,6 +45,9 @@ log = logging.getLogger(__name__)
 
 class CellInterrupted(Exception):
     """The user stopped a cell (Ctrl-C); what was saved is in the message."""
+
+
+ChunkRunner = Callable[[str, list[int]], pd.DataFrame]
 
 
 class Cell(Protocol):
@@ -86,8 +91,10 @@ class Cell(Protocol):
         """Entries of meta.json particular to this kind of cell."""
         ...
 
-    def run_chunk(self, cell: str, indices: list[int]) -> pd.DataFrame:
-        """The rows of items ``indices`` (their ``cell`` column: ``cell``)."""
+    def session(self, out_dir: Path) -> AbstractContextManager[ChunkRunner]:
+        """What runs the cell's chunks, open while they run: ``run_chunk(cell, indices)`` gives
+        the rows of items ``indices`` (their ``cell`` column: ``cell``). A search cell on Dask
+        starts its cluster here and closes it on exit, a Ctrl-C included."""
         ...
 
     def finish(self, results: pd.DataFrame, out_dir: Path) -> None:
@@ -245,19 +252,24 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
     # aim at chunk_seconds each.
     size, pos = cell.workers, 0
     try:
-        while pos < len(todo):
-            interrupt.check()  # a Ctrl-C that a compiler callback swallowed
-            indices = todo[pos : pos + size]
-            started = time.perf_counter()
-            chunk = cell.run_chunk(name, indices)
-            elapsed = time.perf_counter() - started
-            atomic_write_parquet(chunk, chunk_dir / f"{indices[0]:08d}-{indices[-1]:08d}.parquet")
-            pos += len(indices)
-            meta["n_done"] += len(indices)
-            write_meta(out_dir, meta)
-            bar.update(len(indices))
-            per_item = max(elapsed / len(indices), 1e-7)
-            size = int(min(max(cell.workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000))
+        with cell.session(out_dir) if todo else nullcontext(None) as run_chunk:
+            while pos < len(todo):
+                interrupt.check()  # a Ctrl-C that a compiler callback swallowed
+                indices = todo[pos : pos + size]
+                started = time.perf_counter()
+                assert run_chunk is not None
+                chunk = run_chunk(name, indices)
+                elapsed = time.perf_counter() - started
+                path = chunk_dir / f"{indices[0]:08d}-{indices[-1]:08d}.parquet"
+                atomic_write_parquet(chunk, path)
+                pos += len(indices)
+                meta["n_done"] += len(indices)
+                write_meta(out_dir, meta)
+                bar.update(len(indices))
+                per_item = max(elapsed / len(indices), 1e-7)
+                size = int(
+                    min(max(cell.workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000)
+                )
     except KeyboardInterrupt:
         bar.close()
         raise CellInterrupted(

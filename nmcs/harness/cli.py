@@ -6,7 +6,8 @@ check composes every cell of the requested run first with Hydra's compose API (c
 sweeps and an experiment's ``hydra.sweeper.params`` expanded by Hydra's own basic sweeper),
 validates it (``nmcs.harness.validate``, which reads the game's and the algorithm's registry
 records) and stops at the first problem with one line naming the key
-and what is allowed, exit status 2, before any search runs or any folder is made.
+and what is allowed, exit status 2, before any search runs or any folder is made (a
+``parallel.address`` where no Dask scheduler answers included).
 """
 
 import re
@@ -26,6 +27,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
 from nmcs.harness.cell import CellInterrupted, run
+from nmcs.harness.parallel import check_scheduler
 from nmcs.harness.schema import register_configs
 from nmcs.harness.validate import validate
 
@@ -164,6 +166,7 @@ def preflight(argv: Sequence[str]) -> None:
         return
     register()
     first_cells: dict[tuple, Any] = {}
+    addresses: dict[str, None] = {}  # the Dask schedulers named (parallel.address), once each
     overrides = [a for a in argv if not a.startswith("-")]
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -174,6 +177,12 @@ def preflight(argv: Sequence[str]) -> None:
                 OmegaConf.to_container(cfg, resolve=True)
                 checked = validate(cfg)
                 first_cells.setdefault(checked.compile_key(), checked)
+                parallel = getattr(checked, "parallel", None)  # search cells only
+                if parallel is not None and parallel.address is not None:
+                    addresses[str(parallel.address)] = None
+            # A Dask scheduler must answer now, not after the cell's folder is made.
+            for address in addresses:
+                check_scheduler(address)
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)

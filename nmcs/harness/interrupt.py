@@ -9,6 +9,8 @@ searches call ``check()`` before each chunk, which raises it again where it cann
 
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 _INTERRUPTED = threading.Event()
 
@@ -30,3 +32,20 @@ def check() -> None:
     """Raise KeyboardInterrupt if a Ctrl-C came, even one that was swallowed."""
     if _INTERRUPTED.is_set():
         raise KeyboardInterrupt
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """A block that a Ctrl-C does not cut (main thread only): it is recorded, and ``check()``
+    raises it later. For cleanup that must finish once a first Ctrl-C came, such as closing a
+    Dask cluster (a second one would leave its processes to die with tracebacks)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if main else None
+    if previous in (None, signal.SIG_IGN):
+        yield
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: _INTERRUPTED.set())
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

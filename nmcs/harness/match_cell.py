@@ -37,6 +37,7 @@ Columns of a match cell's results.parquet (one row per match)::
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, cast
@@ -48,7 +49,7 @@ from omegaconf import DictConfig, OmegaConf
 from nmcs.core.errors import ConfigError
 from nmcs.games import registry as games
 from nmcs.games.twoplayer.layout import COLS, ROWS
-from nmcs.harness.cell import atomic_write_bytes
+from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys
 from nmcs.harness.results import all_results
 from nmcs.harness.summary import markdown_table
@@ -125,6 +126,9 @@ class MatchCell:
 
     def meta(self) -> dict[str, Any]:
         return {"pairing": self.label}
+
+    def session(self, out_dir: Path) -> AbstractContextManager[ChunkRunner]:
+        return nullcontext(self.run_chunk)
 
     def run_chunk(self, cell: str, indices: list[int]) -> pd.DataFrame:
         rows = run_matches(

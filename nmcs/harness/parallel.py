@@ -8,22 +8,32 @@ entry point that runs a master search with any executor.
 ``run.py ... parallel.backend=dask`` runs a cell's searches this way, one after the other
 (``dask_batch``): ``algo=nested`` (with memorization) is a top-level beam of width 1 over
 lower nested searches, ``algo=beam`` a top-level beam of ``s_L`` over lower beams of widths
-``s_1 .. s_L-1`` (``dask_plan``). One cluster serves every search of the process.
+``s_1 .. s_L-1`` (``dask_plan``). One cluster serves every search of a cell
+(``dask_session``), which also sends Dask's log to ``<cell>/dask.log``; ``check_scheduler``
+refuses an address where no scheduler answers before any folder is made.
 
 The workers import ``nmcs`` and load its compiled engines from the on-disk numba cache, so a
 task compiles nothing once the cache is warm (``parallel_search`` warms it in this process
 before it starts the workers).
 """
 
-import atexit
+import asyncio
+import logging
 import os
+import socket
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import numpy as np
 
 from nmcs.core.errors import ConfigError
 from nmcs.games import game_module
+from nmcs.harness import interrupt
 from nmcs.harness.batch import BatchResult, search_batch
 from nmcs.search.executors import DaskExecutor, InProcess
 from nmcs.search.master import MasterResult, master_search
@@ -111,26 +121,212 @@ def dask_plan(algo: str, level: int, memorize: bool, memorize_from: int, options
     )
 
 
-_EXECUTORS: dict = {}
+# A scheduler must accept a connection and speak within this many seconds (then answer
+# Dask's identity request within as many).
+ANSWER_SECONDS = 2.0
+EXPECTED_ADDRESS = "expected the address of a running Dask scheduler, e.g. tcp://host:8786"
 
 
-def _executor(workers: int, address: str | None):
-    """One Dask executor per (workers, address) and process, closed at exit."""
-    key = (workers, address)
-    if key not in _EXECUTORS:
-        if address is not None:
-            try:
-                executor = DaskExecutor.connect(address)
-            except OSError as error:
-                raise ConfigError(
-                    f"parallel.address = {address}: no Dask scheduler answers there "
-                    f"({type(error).__name__})"
-                ) from None
-        else:
-            executor = DaskExecutor.local(workers or os.cpu_count() or 1)
-        _EXECUTORS[key] = executor
-        atexit.register(executor.close)
-    return _EXECUTORS[key]
+def check_scheduler(address: str, seconds: float = ANSWER_SECONDS) -> None:
+    """ConfigError (one line naming the address) unless a Dask scheduler answers at
+    ``address`` within ``seconds``: a closed port is refused at once, a host or a port that
+    does not answer after ``seconds``. ``run.py`` checks before any folder is made.
+
+    A plain socket first (a Dask server speaks first on a new connection; no import of
+    ``distributed`` for an address that is wrong), then Dask's ``identity`` request: a
+    scheduler, not a worker."""
+
+    def refuse(why: str) -> ConfigError:
+        return ConfigError(f"parallel.address = {address}: {why}; {EXPECTED_ADDRESS}")
+
+    deadline = time.monotonic() + seconds
+    scheme = address.split("://", 1)[0] if "://" in address else "tcp"
+    try:
+        parts = urlsplit(address if "://" in address else f"tcp://{address}")
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if scheme not in ("tcp", "tls") or not host or port is None:
+        raise refuse("not a scheduler address")
+    silent = f"no Dask scheduler answers there (no answer within {seconds:g} s)"
+    try:
+        with socket.create_connection((host, port), timeout=seconds) as probe:
+            if scheme == "tcp":  # over TLS the client speaks first
+                probe.settimeout(max(deadline - time.monotonic(), 0.01))
+                if not probe.recv(1):
+                    raise refuse("no Dask scheduler answers there (it closed the connection)")
+    except socket.gaierror:
+        raise refuse(f"no Dask scheduler answers there (unknown host {host})") from None
+    except ConnectionRefusedError:
+        raise refuse(
+            f"no Dask scheduler answers there (connection refused: nothing listens on port {port})"
+        ) from None
+    except TimeoutError:
+        raise refuse(silent) from None
+    except OSError as error:
+        raise refuse(f"no Dask scheduler answers there ({error.strerror or error})") from None
+    if scheme == "tls":
+        return  # the handshake needs the cluster's certificates: the job connects with them
+    try:
+        # The server spoke: the handshake has its own ``seconds`` (importing distributed
+        # takes some).
+        identity = asyncio.run(_identity(address, seconds))
+    except (TimeoutError, OSError, ValueError, TypeError, KeyError):
+        raise refuse("no Dask scheduler answers there (what answers does not speak Dask)") from None
+    kind = identity.get("type") if isinstance(identity, dict) else None
+    if kind != "Scheduler":
+        raise refuse(f"a Dask {kind or 'server'} answers there, not a scheduler")
+
+
+async def _identity(address: str, seconds: float) -> dict:
+    """The ``identity`` of the Dask server at ``address`` (its ``type``: Scheduler, Worker,
+    Nanny)."""
+    from distributed.comm import connect
+
+    async def ask() -> dict:
+        comm = await connect(address, timeout=seconds)
+        try:
+            await comm.write({"op": "identity", "reply": True})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    return await asyncio.wait_for(ask(), seconds)
+
+
+# The worker processes of an embedded cluster send their stderr to this file (``dask_setup``).
+WORKER_LOG = "NMCS_DASK_WORKER_LOG"
+_DASK_LOGGERS = ("distributed", "tornado")
+
+
+def dask_setup(worker) -> None:
+    """Dask preload of the embedded cluster's workers (``preload=["nmcs.harness.parallel"]``),
+    run in each worker process as it starts: what the process writes on stderr (Dask's log,
+    tracebacks) goes to the cell's log file named by ``$NMCS_DASK_WORKER_LOG``, not to the
+    terminal."""
+    path = os.environ.get(WORKER_LOG)
+    if path:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        os.dup2(fd, 2)
+        os.close(fd)
+
+
+class _ToFile(logging.Handler):
+    """Records appended to a file. Not a ``logging.StreamHandler``: ``LocalCluster`` raises
+    every StreamHandler of ``distributed`` to WARNING for as long as it runs."""
+
+    def __init__(self, path: Path):
+        super().__init__()
+        self.file = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+        self.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.file.write(self.format(record) + "\n")
+            self.file.flush()
+        except Exception:  # noqa: BLE001 - logging must not raise
+            self.handleError(record)
+
+    def close(self) -> None:
+        self.file.close()
+        super().close()
+
+
+class _OneLine(logging.Handler):
+    """A Dask warning on the terminal: its first line, and where the rest is (not a
+    StreamHandler either)."""
+
+    def __init__(self, log: Path):
+        super().__init__(logging.WARNING)
+        self.log = log
+
+    def emit(self, record: logging.LogRecord) -> None:
+        first = (record.getMessage().strip().splitlines() or [""])[0]
+        try:
+            print(
+                f"run.py: dask {record.levelname.lower()}: {first} (more in {self.log})",
+                file=sys.stderr,
+                flush=True,
+            )
+        except Exception:  # noqa: BLE001 - logging must not raise
+            self.handleError(record)
+
+
+@contextmanager
+def _dask_log(log: Path) -> Iterator[logging.Handler]:
+    """Dask's log records of this process (scheduler, nanny, client, tornado) to ``log``, not
+    to the terminal or the run's log; those of WARNING and above also to the terminal as one
+    line, through the handler yielded (its level raised silences it)."""
+    import distributed  # noqa: F401, PLC0415 - its import sets its loggers up: override them after
+
+    file = _ToFile(log)
+    terminal = _OneLine(log)
+    manager = logging.Logger.manager
+    names = [
+        name
+        for name in list(manager.loggerDict)
+        if any(name == root or name.startswith(root + ".") for root in _DASK_LOGGERS)
+    ]
+    saved = []
+    for name in dict.fromkeys([*_DASK_LOGGERS, *names]):
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers[:], logger.propagate))
+        # The two roots write; every logger under them passes its records up to them (Dask
+        # gives some their own terminal handler when it is imported before logging is set).
+        top = name in _DASK_LOGGERS
+        logger.handlers = [file, terminal] if top else []
+        logger.propagate = not top
+    try:
+        yield terminal
+    finally:
+        for logger, handlers, propagate in saved:
+            logger.handlers = handlers
+            logger.propagate = propagate
+        file.close()
+
+
+@contextmanager
+def dask_session(workers: int, address: str | None, log: Path) -> Iterator[DaskExecutor]:
+    """The Dask executor of one cell: an embedded ``LocalCluster`` of ``workers`` processes (0:
+    one per core) or the cluster of the scheduler at ``address``, closed (disconnected) on
+    exit, a Ctrl-C included, without a word on the terminal.
+
+    Dask's log goes to ``log`` (the embedded workers' stderr too); a warning reaches the
+    terminal as one line while the cell runs. A Ctrl-C while the cluster starts or closes
+    waits for that to end (``interrupt.deferred``): a cluster cut halfway would be closed at
+    exit, with tracebacks."""
+    with _dask_log(log) as terminal:
+        with interrupt.deferred():
+            executor = _start(workers, address, log)
+        try:
+            interrupt.check()  # a Ctrl-C while it started
+            yield executor
+        finally:
+            terminal.setLevel(logging.CRITICAL + 1)  # closing talks: the log file only
+            with interrupt.deferred():
+                try:
+                    executor.close()
+                except Exception:  # noqa: BLE001 - a failed close loses nothing saved
+                    logging.getLogger("distributed").exception("closing the Dask cluster")
+
+
+def _start(workers: int, address: str | None, log: Path) -> DaskExecutor:
+    if address is not None:
+        try:
+            return DaskExecutor.connect(address)
+        except OSError as error:
+            raise ConfigError(
+                f"parallel.address = {address}: no Dask scheduler answers there "
+                f"({type(error).__name__}); {EXPECTED_ADDRESS}"
+            ) from None
+    return DaskExecutor.local(
+        workers or os.cpu_count() or 1,
+        preload=["nmcs.harness.parallel"],  # dask_setup: the workers' stderr to the log
+        env={WORKER_LOG: str(Path(log).resolve())},
+        # The scheduler's HTTP server (on even without the dashboard) on a free port: two
+        # runs never compete for 8787.
+        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+    )
 
 
 def dask_batch(
@@ -142,18 +338,18 @@ def dask_batch(
     memorize: bool,
     memorize_from: int,
     options: dict,
-    workers: int = 0,
-    address: str | None = None,
+    executor: DaskExecutor | InProcess,
 ) -> BatchResult:
-    """The searches of ``seeds``, one after the other, each spread over Dask workers (the
-    master here); the same results whatever ``workers`` and ``address``."""
+    """The searches of ``seeds``, one after the other, each spread over the workers of
+    ``executor`` (the master here; ``dask_session``); the same results whatever the
+    executor."""
     top_width, lower_algo, lower_options = dask_plan(algo, level, memorize, memorize_from, options)
     lower = partial(remote_search, game, level - 1, lower_algo, lower_options)
     remote_search(game, 0, lower_algo, lower_options, state0, 0)  # warm the cache here first
-    executor = _executor(workers, address)
     kernels = game_module(game)
     found = []
     for seed in seeds:
+        interrupt.check()  # a Ctrl-C that the compiler swallowed while warming up
         started = time.perf_counter()
         res = master_search(kernels, state0, int(seed), top_width, lower, executor)
         found.append((res, time.perf_counter() - started))

@@ -19,7 +19,10 @@ Columns of results.parquet::
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
@@ -39,7 +42,7 @@ from nmcs.harness.batch import (
     seeds_for,
     warm_up,
 )
-from nmcs.harness.cell import atomic_write_bytes
+from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_options
 from nmcs.harness.results import ADDED_KEYS
 from nmcs.harness.schema import Config
@@ -153,9 +156,24 @@ class SearchCell:
     def meta(self) -> dict[str, Any]:
         return {}
 
-    def run_chunk(self, cell: str, indices: list[int]) -> pd.DataFrame:
+    @contextmanager
+    def session(self, out_dir: Path) -> Iterator[ChunkRunner]:
+        """Threads: the chunks run here. Dask: one cluster for the cell, closed at its end (or
+        at Ctrl-C), with Dask's log in the cell's ``dask.log``."""
+        if self.parallel.backend != "dask":
+            yield self.run_chunk
+            return
+        from nmcs.harness.parallel import dask_session  # noqa: PLC0415 - Dask, on demand
+
+        log = out_dir / "dask.log"
+        with dask_session(self.parallel.workers, self.parallel.address, log) as executor:
+            yield partial(self.run_chunk, executor=executor)
+
+    def run_chunk(self, cell: str, indices: list[int], executor: Any = None) -> pd.DataFrame:
+        """The rows of searches ``indices``: on threads, or spread over ``executor``'s Dask
+        workers (the master here)."""
         seeds = seeds_for(self.seed, indices)
-        if self.parallel.backend == "dask":
+        if executor is not None:
             from nmcs.harness.parallel import dask_batch  # noqa: PLC0415 - Dask, on demand
 
             res = dask_batch(
@@ -167,8 +185,7 @@ class SearchCell:
                 self.settings.memorize,
                 self.settings.memorize_from,
                 self.api_options,
-                workers=self.parallel.workers,
-                address=self.parallel.address,
+                executor,
             )
         else:
             res = run_batch(

@@ -16,6 +16,7 @@ children are split changes nothing in the result: each child's search is seeded 
 in the tree.
 """
 
+import signal
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -72,17 +73,37 @@ class DaskExecutor:
         return min(n_children, workers * max(1, rounds))
 
     @classmethod
-    def local(cls, n_workers: int) -> "DaskExecutor":
-        """An embedded cluster of ``n_workers`` single-threaded worker processes."""
+    def local(cls, n_workers: int, **options: Any) -> "DaskExecutor":
+        """An embedded cluster of ``n_workers`` single-threaded worker processes (``options``:
+        more ``LocalCluster`` arguments).
+
+        The workers never see SIGINT: a terminal's Ctrl-C reaches every process of its
+        foreground group, and a worker stopped by it prints its tracebacks and breaks the
+        others' connections; this process gets the KeyboardInterrupt and closes them
+        (``close``). SIGINT is blocked while Dask starts its threads here, and stays blocked
+        in them: they spawn the workers, which inherit the mask."""
         from dask.distributed import Client, LocalCluster
 
-        cluster = LocalCluster(
-            n_workers=n_workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-        )
-        return cls(Client(cluster))
+        options = {
+            "n_workers": n_workers,
+            "threads_per_worker": 1,
+            "processes": True,
+            "dashboard_address": None,
+            **options,
+        }
+        blocking = hasattr(signal, "pthread_sigmask")
+        if blocking:
+            # The resource tracker unblocks SIGINT in the thread that first starts it (Python
+            # 3.11): start it here, before the mask.
+            from multiprocessing import resource_tracker
+
+            resource_tracker.ensure_running()
+            previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return cls(Client(LocalCluster(**options)))
+        finally:
+            if blocking:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
     @classmethod
     def connect(cls, address: str, timeout: float = 10.0) -> "DaskExecutor":
