@@ -50,9 +50,7 @@ def default_pairs() -> list[str]:
 
     pairs = []
     # The one-player games (the two-player ones register too, but run matches, not searches).
-    one_player = [
-        g for g in games.names() if games.game(g).make_state.__module__ in games.BUILTIN_MODULES
-    ]
+    one_player = [g for g in games.names() if games.game(g).cells == "searches"]
     for algo in algos.names():
         record = algos.algorithm(algo)
         for game in one_player:
