@@ -410,3 +410,14 @@ def test_smallest_state_for_the_top_level_score():
             assert len(classes) == 2 ** (n - level + 1) - 1, (level, depth)
     # e.g. level 1: only the last move is free, and only after all-left: LL..LL ~ LL..LR
     assert [c for c in memorized.minimal_state_classes(5, 1, 1) if len(c) > 1] == [["LLLL", "LLLR"]]
+
+
+def test_other_tie_rules_by_hand():
+    # Level 1, depth 2: the only tie is (X, Y) = (0, 1) at step 0 (LR against RL, 1/4); the
+    # second step always ends with L. Ties to the left: LL always; to the right: RL 1/4.
+    def tie_law(tie_right):
+        return memorized.score_distribution(2, 1, 1, exact=True, tie_right=tie_right)
+
+    assert tie_law(F(0)) == [0, 0, 1]
+    assert tie_law(F(1)) == [0, F(1, 4), F(3, 4)]
+    assert tie_law(F(1, 2)) == [0, F(1, 8), F(7, 8)]
