@@ -19,7 +19,6 @@ Methods:
   search of both levels has finished one nested search, then a Welch interval.
 """
 
-import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -490,7 +489,7 @@ def games_table(ctx, key, experiment, algo, policy):
             df = df[df["level"] == 0]
         if algo == "uct":  # the paper's constant only
             c = paper_values("morpion")[key]["c"]
-            df = df[df["algo_options"].str.contains(f"uct_c={c},", regex=False)]
+            df = df[df["algo_c"] == c] if "algo_c" in df else df.iloc[:0]
     rows = []
     for games, length, seconds in zip(
         paper["games"], paper["length"], paper["seconds"], strict=True
@@ -688,9 +687,10 @@ def _equal_time_claim(ctx, tables):
 # ---------------------------------------------------------------- Tables 4 and 5: reflexive
 
 
-def games_pair(options: Any) -> tuple[int, ...]:
-    """(games, meta-games) of a level-2 reflexive search from its algo_options string."""
-    numbers = [int(x) for x in re.findall(r"\d+", str(options))]
+def games_pair(games: Any) -> tuple[int, ...]:
+    """(games, meta-games) of a level-2 reflexive search from its ``algo_games`` column (one
+    value: the same at both levels)."""
+    numbers = [int(x) for x in games]
     return tuple(numbers[:2]) if len(numbers) >= 2 else (numbers[0], numbers[0])
 
 
@@ -701,7 +701,7 @@ def analyze_reflexive(ctx: Context, experiment: str = "morpion_reflexive_table4_
     df = _morpion(ctx.results(experiment))
     if not df.empty:
         df = df[(df["algo"] == "reflexive") & (df["level"] == 2) & (df["policy"] == "random")]
-        df = df.assign(pair=[games_pair(o) for o in df["algo_options"]])
+        df = df.assign(pair=[games_pair(g) for g in df["algo_games"]])
     rows = []
     for games, row_lengths in lengths["length"].items():
         for j, length in enumerate(row_lengths):
@@ -790,7 +790,7 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
     if df.empty:
         return []
     df = df[(df["algo"] == "uct") & (df["policy"] == "mobility")]
-    df = df.assign(c=df["algo_options"].str.extract(r"uct_c=([0-9.eE+-]+),")[0].astype(float))
+    df = df.assign(c=df["algo_c"].astype(float) if "algo_c" in df else np.nan)
     table = (
         df.groupby(["budget_playouts", "c"])["score"]
         .agg(n="size", mean="mean", sd="std")
