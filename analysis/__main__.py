@@ -10,7 +10,15 @@ from pathlib import Path
 
 import yaml
 
-from analysis import beam, leftmove, morpion, samegame, sudoku, twoplayer
+from analysis import (
+    beam,
+    leftmove,
+    morpion_nmcs,
+    morpion_reflexive,
+    samegame,
+    sudoku,
+    twoplayer,
+)
 from analysis.common import Claim, Context
 from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides
 from analysis.report import write_report
@@ -21,7 +29,7 @@ from nmcs.harness.results import experiment_result_files
 # reading results does not need.
 SCALES = ("quick", "paper")
 
-MODULES = (leftmove, morpion, samegame, sudoku, beam, twoplayer)
+MODULES = (leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku, beam, twoplayer)
 
 
 def main(argv: list[str] | None = None) -> int:

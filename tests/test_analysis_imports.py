@@ -16,3 +16,16 @@ def test_the_analysis_knows_every_scale():
     from nmcs.harness.schema import SCALES as SCHEMA_SCALES
 
     assert SCALES == SCHEMA_SCALES
+
+
+def test_the_morpion_modules_name_every_morpion_experiment():
+    from analysis import morpion_common, morpion_nmcs, morpion_reflexive
+    from analysis.publish import EXPERIMENTS_DIR
+
+    conf = {p.stem for p in EXPERIMENTS_DIR.glob("morpion_*.yaml")}
+    assert set(morpion_common.EXPERIMENTS) == conf
+    nmcs = {*morpion_nmcs.DISTRIBUTIONS, "morpion_fig10"}
+    reflexive = {e for _, e, *_ in morpion_reflexive.TABLES}
+    reflexive |= {"morpion_reflexive_table4_5", morpion_reflexive.UCT_C}
+    assert set(morpion_common.NMCS_EXPERIMENTS) == nmcs
+    assert set(morpion_common.REFLEXIVE_EXPERIMENTS) == reflexive
