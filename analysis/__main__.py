@@ -1,5 +1,6 @@
 """Rebuild every figure, table and outputs/REPRODUCTION.md from the results in outputs/, or, with
-``--from results/paper``, the published report from the compact files committed there."""
+``--from results/paper``, the published report from the compact files committed there: into
+outputs/published/paper/ (or ``--out``), and into results/paper itself only with ``--publish``."""
 
 import argparse
 import dataclasses
@@ -22,6 +23,7 @@ from analysis import (
 from analysis.common import Claim, Context
 from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides
 from analysis.report import write_report
+from nmcs.harness.provenance import provenance
 from nmcs.harness.results import experiment_result_files
 
 # The scales of conf/scale/, as nmcs.harness.schema.SCALES lists them (a test checks that they
@@ -45,12 +47,38 @@ def main(argv: list[str] | None = None) -> int:
         "--from",
         dest="published",
         type=Path,
-        help="a published folder (python -m analysis.publish): read its experiments and write "
-        "its figures, tables and REPRODUCTION.md in it (scale: paper unless --scale says)",
+        help="a published folder (python -m analysis.publish): read its experiments (scale: "
+        "paper unless --scale says) and write the report, figures and tables under "
+        "<outputs>/published/<its name>/ (or --out); never into it, except with --publish",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="with --from: the folder that receives REPRODUCTION.md, figures/ and tables/",
+    )
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="with --from: write the report, figures and tables into the published folder "
+        "itself (its committed files), after python -m analysis.publish",
     )
     args = parser.parse_args(argv)
+    info = provenance()  # the code that makes the report, before it writes anything
+    if args.published is None and (args.out is not None or args.publish):
+        parser.error("--out and --publish go with --from")
     if args.published is not None:
-        return analyze_published(args.published, "paper" if args.scale == "all" else args.scale)
+        scale = "paper" if args.scale == "all" else args.scale
+        if args.publish:
+            if args.out is not None:
+                parser.error("--publish writes into the --from folder; leave out --out")
+            out = args.published
+        else:
+            out = args.out or args.outputs / "published" / args.published.resolve().name
+            if out.resolve() == args.published.resolve():
+                parser.error(
+                    f"--out {out} is the published folder: add --publish to write over its files"
+                )
+        return analyze_published(args.published, scale, out, info)
     if not args.outputs.is_dir():
         print(
             f"analysis: error: no results folder '{args.outputs}' (run `python run.py` first)",
@@ -62,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     for scale in scales:
         if (args.outputs / scale).is_dir():
             claims[scale] = analyze_scale(Context(args.outputs, scale))
-    report = write_report(args.outputs, claims)
+    report = write_report(args.outputs, claims, info=info)
     print(f"analysis: wrote {report}")
     return 0
 
@@ -157,12 +185,15 @@ def not_run_claims(ctx: Context) -> list:
     return claims
 
 
-def analyze_published(folder: Path, scale: str) -> int:
+def analyze_published(folder: Path, scale: str, out: Path, info: dict | None = None) -> int:
+    """The report of a published folder's experiments, its figures and tables, written into
+    ``out`` (the folder itself when publishing)."""
     if not folder.is_dir():
         print(f"analysis: error: no published folder '{folder}'", file=sys.stderr)
         return 2
-    claims = {scale: analyze_scale(Context(folder, scale, published=folder))}
-    report = write_report(folder, claims)
+    out.mkdir(parents=True, exist_ok=True)
+    claims = {scale: analyze_scale(Context(out, scale, published=folder))}
+    report = write_report(out, claims, source=folder, info=info)
     print(f"analysis: wrote {report}")
     return 0
 

@@ -36,7 +36,8 @@ class Context:
     """Where one scale's results are read and its figures and tables written: by default
     ``<outputs>/<scale>/<experiment>/<cell>/`` in, ``<outputs>/figures|tables/<scale>/`` out; for
     a published folder (``python -m analysis --from results/paper``) that folder holds the
-    experiments and receives the figures and tables."""
+    experiments and ``<outputs>/figures|tables/`` receive the figures and tables (``outputs``
+    is then ``outputs/published/paper``, or the published folder itself with ``--publish``)."""
 
     outputs: Path
     scale: str
@@ -54,13 +55,11 @@ class Context:
 
     @property
     def figures(self) -> Path:
-        return (
-            self.published / "figures" if self.published else self.outputs / "figures" / self.scale
-        )
+        return self.outputs / "figures" / ("" if self.published else self.scale)
 
     @property
     def tables(self) -> Path:
-        return self.published / "tables" if self.published else self.outputs / "tables" / self.scale
+        return self.outputs / "tables" / ("" if self.published else self.scale)
 
     def results(self, experiment):
         """All searches of an experiment at this scale, each once (empty if it was not run)."""
@@ -102,7 +101,10 @@ def paper_values(name: str) -> dict[str, Any]:
 def save_figure(fig: Any, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
-        fig.savefig(folder / f"{stem}.{ext}", dpi=150, bbox_inches="tight")
+        # No creation date in the PDF: the same figure gives the same bytes, so publishing a
+        # report whose results did not change leaves its figures untouched.
+        metadata = {"CreationDate": None} if ext == "pdf" else None
+        fig.savefig(folder / f"{stem}.{ext}", dpi=150, bbox_inches="tight", metadata=metadata)
     plt.close(fig)
 
 

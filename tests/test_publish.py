@@ -7,6 +7,7 @@ import shutil
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from analysis import publish as publish_module
 from analysis.__main__ import mark_reduced, reduced_runs
@@ -161,3 +162,33 @@ def test_a_claim_reading_two_reduced_runs_names_each():
     both = mark_reduced(Claim("s", "c", "1", "2", "agrees", cmd), reduced)
     assert both.ours == "2 (reduced runs: one: n_searches=5; two: budget.playouts=100)"
     assert "experiment=two scale=paper budget.playouts=100 algo=iterative &&" in both.command
+
+
+def test_from_writes_under_outputs_and_into_the_folder_only_with_publish(tmp_path, capsys):
+    from analysis.__main__ import main
+
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    make_cell(outputs / "paper", "exp", "a=1", 3)
+    publish(outputs, "paper", target)
+    packed = {p: p.read_bytes() for p in target.rglob("*") if p.is_file()}
+    # Default: <outputs>/published/<name>/, the published folder untouched.
+    assert main(["--from", str(target), "--outputs", str(outputs)]) == 0
+    report = outputs / "published" / "published" / "REPRODUCTION.md"
+    assert f"results under `{target}/`" in report.read_text()
+    assert {p: p.read_bytes() for p in target.rglob("*") if p.is_file()} == packed
+    # --out names the folder; pointing it at the published folder needs --publish.
+    assert main(["--from", str(target), "--out", str(tmp_path / "elsewhere")]) == 0
+    assert (tmp_path / "elsewhere" / "REPRODUCTION.md").exists()
+    for argv in (
+        ["--from", str(target), "--out", str(target)],
+        ["--from", str(target), "--out", str(tmp_path / "x"), "--publish"],
+        ["--publish"],
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+    assert not (target / "REPRODUCTION.md").exists()
+    assert main(["--from", str(target), "--publish"]) == 0
+    assert (target / "REPRODUCTION.md").read_text().splitlines()[4:] == (
+        report.read_text().splitlines()[4:]
+    )
