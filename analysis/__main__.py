@@ -102,8 +102,8 @@ def analyze_scale(ctx: Context) -> list[Claim]:
     for folder in (ctx.figures, ctx.tables):
         shutil.rmtree(folder, ignore_errors=True)
     claims = [c for module in MODULES for c in module.analyze(ctx)]
-    reduced = reduced_runs(ctx)
-    claims = [mark_reduced(c, reduced) for c in claims]
+    reduced, cells = reduced_runs(ctx), reduced_cells(ctx)
+    claims = [mark_reduced(c, reduced, cells) for c in claims]
     claims += not_run_claims(ctx)
     made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
     print(
@@ -127,20 +127,50 @@ def reduced_runs(ctx: Context) -> dict[str, str]:
     return {e: ", ".join(sorted(o)) for e, o in found.items()}
 
 
-def mark_reduced(claim: Claim, reduced: dict[str, str]) -> Claim:
-    """The claim with a reduced run said beside its result (naming the experiment when the
-    claim reads several reduced ones) and in its rerun command."""
+def reduced_cells(ctx: Context) -> dict[tuple[str, str], str]:
+    """(experiment, cell) -> the size overrides of that cell's run, for the cells run smaller
+    than their scale whose meta.json names their cell (its hash, the ``cell`` column)."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for folder in sorted(ctx.results_dir.glob("*/")):
+        for meta in cell_metas(folder).values():
+            overrides = reduced_overrides(meta, folder.name)
+            if overrides and meta.get("cell"):
+                found.setdefault((folder.name, meta["cell"]), set()).add(overrides)
+    return {k: ", ".join(sorted(o)) for k, o in found.items()}
+
+
+def mark_reduced(
+    claim: Claim, reduced: dict[str, str], cells: dict[tuple[str, str], str] | None = None
+) -> Claim:
+    """The claim with the reduced runs it read said beside its result (naming the experiment
+    when it read several) and in its rerun command. What it read: the cells of
+    ``claim.reads`` (``cells``: the reduced ones, by experiment and cell; an experiment whose
+    cells are not known by hash counts whole), else every experiment its command names."""
     said = []
     for experiment, overrides in reduced.items():
         token = f"experiment={experiment} scale="
         if token in claim.command:
-            said.append((experiment, overrides))
+            if claim.reads is None:
+                said.append((experiment, overrides))
             claim = dataclasses.replace(
                 claim,
                 command=re.sub(
                     rf"(experiment={experiment} scale=\S+)", rf"\1 {overrides}", claim.command
                 ),
             )
+    if claim.reads is not None:
+        cells = cells or {}
+        hashed = {e for e, _ in cells}
+        read: dict[str, set[str]] = {}
+        for experiment, cell in claim.reads:
+            if experiment not in reduced:
+                continue
+            overrides = (
+                cells.get((experiment, cell)) if experiment in hashed else reduced[experiment]
+            )
+            if overrides:
+                read.setdefault(experiment, set()).add(overrides)
+        said = [(e, ", ".join(sorted(read[e]))) for e in reduced if e in read]
     if len(said) == 1:
         claim = dataclasses.replace(claim, ours=f"{claim.ours} (reduced run: {said[0][1]})")
     elif said:

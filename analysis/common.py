@@ -29,6 +29,10 @@ class Claim:
     ours: str
     verdict: str  # "agrees", "differs", "not run"
     command: str
+    # The (experiment, cell) pairs whose searches the claim reads (``cells_read``): a reduced
+    # run is said beside the claim only if it is among them. None: every experiment that its
+    # command names.
+    reads: frozenset[tuple[str, str]] | None = None
 
 
 @dataclass
@@ -80,6 +84,16 @@ class Context:
                 f"{', ...' if len(unfinished) > 5 else ''}); rerun the experiment to finish them",
             )
         return df
+
+
+def cells_read(*frames: pd.DataFrame) -> frozenset[tuple[str, str]]:
+    """The (experiment, cell) pairs of the searches in ``frames``: what a claim drawn from
+    those rows read (``Claim.reads``)."""
+    pairs: set[tuple[str, str]] = set()
+    for df in frames:
+        if len(df) and {"experiment", "cell"} <= set(df.columns):
+            pairs.update(zip(df["experiment"], df["cell"], strict=True))
+    return frozenset(pairs)
 
 
 def rerun_command(scale: str, *experiments: str, extra: dict[str, str] | None = None) -> str:

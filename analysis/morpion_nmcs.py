@@ -27,6 +27,7 @@ from analysis.common import (
     NOT_RUN,
     Claim,
     Context,
+    cells_read,
     paper_values,
     rerun_command,
     save_figure,
@@ -88,6 +89,7 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
     paper = paper_values("morpion")["nmcs_distributions"]
     claims = []
     rows = []
+    reads = {}  # (figure, level) -> the cells of its searches
     for memorize, fig in ((False, "fig8"), (True, "fig9")):
         part = figure_rows(df, memorize) if not df.empty else df
         key = "peak_with_memorization" if memorize else "peak_without_memorization"
@@ -97,6 +99,7 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
             mode, low, high = mode_interval(scores, seed=level)
             mean, half = mean_ci(scores)
             paper_peak = paper[key].get(f"level{level}")
+            reads[(fig, level)] = cells_read(group)
             rows.append(
                 {
                     "figure": fig,
@@ -164,6 +167,7 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
                     if r["n"] < MIN_PEAK_SEARCHES
                     else verdict_interval(r["peak_low"], r["peak_high"], value - 1, value + 1),
                     cmd,
+                    reads[(fig, level)],
                 )
             )
     if not rows:
@@ -172,8 +176,9 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
     save_table(table, ctx.tables, "morpion_fig8_fig9")
     # Memorization moves the distribution up (the peaks 59 -> 61 and 62 -> 66).
     for level in (1, 2):
-        a = df[(df["level"] == level) & df["memorize"].astype(bool)]["score"]
-        b = df[(df["level"] == level) & ~df["memorize"].astype(bool)]["score"]
+        with_memo = df[(df["level"] == level) & df["memorize"].astype(bool)]
+        without = df[(df["level"] == level) & ~df["memorize"].astype(bool)]
+        a, b = with_memo["score"], without["score"]
         claim = f"level {level}: memorization gives longer games (Fig 9 vs Fig 8)"
         if len(a) < 2 or len(b) < 2:
             claims.append(Claim(NMCS, claim, "higher peak", "-", "not run", cmd))
@@ -187,14 +192,16 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
                 f"mean {diff:+.2f} [{low:+.2f}, {high:+.2f}] moves",
                 verdict_sign(low, high),
                 cmd,
+                cells_read(with_memo, without),
             )
         )
     # Cost of a level: "a nested search of level l is 200 times longer than level l - 1".
     ratio = paper["level_cost_ratio"]
     memo = df[df["memorize"].astype(bool) | (df["level"] == 0)]
     for level in (2, 3):
-        hi = memo[memo["level"] == level]["playout_moves"].to_numpy(float)
-        lo = memo[memo["level"] == level - 1]["playout_moves"].to_numpy(float)
+        upper, lower = memo[memo["level"] == level], memo[memo["level"] == level - 1]
+        hi = upper["playout_moves"].to_numpy(float)
+        lo = lower["playout_moves"].to_numpy(float)
         claim = f"a level-{level} search is about {ratio} times longer than a level-{level - 1} one"
         if len(hi) < 2 or len(lo) < 2:
             claims.append(Claim(NMCS, claim, f"x{ratio}", "-", "not run", cmd))
@@ -214,6 +221,7 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
                 f"x{hi.mean() / lo.mean():.0f} [{low:.0f}, {high:.0f}] (bootstrap)",
                 verdict_interval(low, high, ratio / 2, 2 * ratio),
                 cmd,
+                cells_read(upper, lower),
             )
         )
     claims += _scaling_claim(ctx, df)
@@ -244,7 +252,7 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
         ctx.scale, "morpion_fig8_fig9", "morpion_fig8_fig9_level0", "leftmove_distributions"
     )
     left = ctx.results("leftmove_distributions")
-    gains = {}
+    gains, read = {}, []
     for name, rows in (("Morpion", df), ("left move", left)):
         if rows.empty:
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
@@ -253,6 +261,7 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
         if 0 not in set(plain["level"]):
             plain = pd.concat([plain, rows[rows["level"] == 0]])
         by_level = {lv: g["score"].to_numpy(float) for lv, g in plain.groupby("level")}
+        read.append(plain[plain["level"].isin([0, 1, 2])])
         if not {0, 1, 2} <= set(by_level):
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
         gains[name] = (
@@ -273,6 +282,7 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
             f"comparison): Morpion {dm0:+.2f} sd, left move {dl0:+.2f} sd",
             verdict_sign(diff - half, diff + half),
             cmd,
+            cells_read(*read),
         )
     ]
 
