@@ -73,8 +73,12 @@ def test_legacy_rows_get_typed_columns_and_new_rows_pass_unchanged():
     )
     df = with_algo_columns(new)
     assert df["algo_c"].tolist() == [0.5, 0.1] and df["algo_nodes"].tolist() == [7, 0]
-    typed = new.iloc[:1].astype({"algo_nodes": "Int64", "algo_edges": "Int64"})
+    typed = new.iloc[:1].astype({"algo_nodes": "int64", "algo_edges": "int64"})
     pd.testing.assert_frame_equal(with_algo_columns(typed), typed)
+    beams = pd.DataFrame(
+        {"algo": "beam", "algo_options": ["beam=(1, 2)"], "algo_beam": [np.array([1, 2])]}
+    )
+    assert with_algo_columns(beams)["algo_beam"].iloc[0] is beams["algo_beam"].iloc[0]
     # Only the options asked for.
     assert "algo_nodes" not in with_algo_columns(legacy, ["c"])
 

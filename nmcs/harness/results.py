@@ -98,11 +98,14 @@ def with_algo_columns(df: pd.DataFrame, keys: Iterable[str] | None = None) -> pd
         return df
     df = df.copy()
     for key in wanted:
+        column = ALGO_PREFIX + key
+        has_value = _has_value(df[column]) if column in df.columns else None
+        if has_value is not None and has_value.all():
+            continue  # written with its typed column: left as it is
         by_text = {t: o[key] for t, o in parsed.items() if o.get(key) is not None}
         values = pd.Series([by_text.get(t) for t in df[ALGO_OPTIONS]], df.index, dtype=object)
-        column = ALGO_PREFIX + key
-        if column in df.columns:
-            values = df[column].astype(object).where(_has_value(df[column]), values)
+        if has_value is not None:
+            values = df[column].astype(object).where(has_value, values)
         df[column] = _typed(values)
     return df
 
