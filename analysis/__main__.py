@@ -1,5 +1,6 @@
 """Rebuild every figure, table and outputs/REPRODUCTION.md from the results in outputs/, or, with
-``--from results/paper``, the published report from the compact files committed there."""
+``--from results/paper``, the published report from the compact files committed there: into
+outputs/published/paper/ (or ``--out``), and into results/paper itself only with ``--publish``."""
 
 import argparse
 import dataclasses
@@ -10,14 +11,23 @@ from pathlib import Path
 
 import yaml
 
-from analysis import beam, leftmove, morpion, samegame, sudoku, twoplayer
+from analysis import (
+    beam,
+    leftmove,
+    morpion_nmcs,
+    morpion_reflexive,
+    samegame,
+    sudoku,
+    twoplayer,
+)
 from analysis.common import Claim, Context
 from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides
 from analysis.report import write_report
 from nmcs.core.scales import SCALES
+from nmcs.harness.provenance import provenance
 from nmcs.harness.results import experiment_result_files
 
-MODULES = (leftmove, morpion, samegame, sudoku, beam, twoplayer)
+MODULES = (leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku, beam, twoplayer)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,12 +43,38 @@ def main(argv: list[str] | None = None) -> int:
         "--from",
         dest="published",
         type=Path,
-        help="a published folder (python -m analysis.publish): read its experiments and write "
-        "its figures, tables and REPRODUCTION.md in it (scale: paper unless --scale says)",
+        help="a published folder (python -m analysis.publish): read its experiments (scale: "
+        "paper unless --scale says) and write the report, figures and tables under "
+        "<outputs>/published/<its name>/ (or --out); never into it, except with --publish",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="with --from: the folder that receives REPRODUCTION.md, figures/ and tables/",
+    )
+    parser.add_argument(
+        "--publish",
+        action="store_true",
+        help="with --from: write the report, figures and tables into the published folder "
+        "itself (its committed files), after python -m analysis.publish",
     )
     args = parser.parse_args(argv)
+    info = provenance()  # the code that makes the report, before it writes anything
+    if args.published is None and (args.out is not None or args.publish):
+        parser.error("--out and --publish go with --from")
     if args.published is not None:
-        return analyze_published(args.published, "paper" if args.scale == "all" else args.scale)
+        scale = "paper" if args.scale == "all" else args.scale
+        if args.publish:
+            if args.out is not None:
+                parser.error("--publish writes into the --from folder; leave out --out")
+            out = args.published
+        else:
+            out = args.out or args.outputs / "published" / args.published.resolve().name
+            if out.resolve() == args.published.resolve():
+                parser.error(
+                    f"--out {out} is the published folder: add --publish to write over its files"
+                )
+        return analyze_published(args.published, scale, out, info)
     if not args.outputs.is_dir():
         print(
             f"analysis: error: no results folder '{args.outputs}' (run `python run.py` first)",
@@ -50,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     for scale in scales:
         if (args.outputs / scale).is_dir():
             claims[scale] = analyze_scale(Context(args.outputs, scale))
-    report = write_report(args.outputs, claims)
+    report = write_report(args.outputs, claims, info=info)
     print(f"analysis: wrote {report}")
     return 0
 
@@ -62,8 +98,8 @@ def analyze_scale(ctx: Context) -> list[Claim]:
     for folder in (ctx.figures, ctx.tables):
         shutil.rmtree(folder, ignore_errors=True)
     claims = [c for module in MODULES for c in module.analyze(ctx)]
-    reduced = reduced_runs(ctx)
-    claims = [mark_reduced(c, reduced) for c in claims]
+    reduced, cells = reduced_runs(ctx), reduced_cells(ctx)
+    claims = [mark_reduced(c, reduced, cells) for c in claims]
     claims += not_run_claims(ctx)
     made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
     print(
@@ -87,20 +123,50 @@ def reduced_runs(ctx: Context) -> dict[str, str]:
     return {e: ", ".join(sorted(o)) for e, o in found.items()}
 
 
-def mark_reduced(claim: Claim, reduced: dict[str, str]) -> Claim:
-    """The claim with a reduced run said beside its result (naming the experiment when the
-    claim reads several reduced ones) and in its rerun command."""
+def reduced_cells(ctx: Context) -> dict[tuple[str, str], str]:
+    """(experiment, cell) -> the size overrides of that cell's run, for the cells run smaller
+    than their scale whose meta.json names their cell (its hash, the ``cell`` column)."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for folder in sorted(ctx.results_dir.glob("*/")):
+        for meta in cell_metas(folder).values():
+            overrides = reduced_overrides(meta, folder.name)
+            if overrides and meta.get("cell"):
+                found.setdefault((folder.name, meta["cell"]), set()).add(overrides)
+    return {k: ", ".join(sorted(o)) for k, o in found.items()}
+
+
+def mark_reduced(
+    claim: Claim, reduced: dict[str, str], cells: dict[tuple[str, str], str] | None = None
+) -> Claim:
+    """The claim with the reduced runs it read said beside its result (naming the experiment
+    when it read several) and in its rerun command. What it read: the cells of
+    ``claim.reads`` (``cells``: the reduced ones, by experiment and cell; an experiment whose
+    cells are not known by hash counts whole), else every experiment its command names."""
     said = []
     for experiment, overrides in reduced.items():
         token = f"experiment={experiment} scale="
         if token in claim.command:
-            said.append((experiment, overrides))
+            if claim.reads is None:
+                said.append((experiment, overrides))
             claim = dataclasses.replace(
                 claim,
                 command=re.sub(
                     rf"(experiment={experiment} scale=\S+)", rf"\1 {overrides}", claim.command
                 ),
             )
+    if claim.reads is not None:
+        cells = cells or {}
+        hashed = {e for e, _ in cells}
+        read: dict[str, set[str]] = {}
+        for experiment, cell in claim.reads:
+            if experiment not in reduced:
+                continue
+            overrides = (
+                cells.get((experiment, cell)) if experiment in hashed else reduced[experiment]
+            )
+            if overrides:
+                read.setdefault(experiment, set()).add(overrides)
+        said = [(e, ", ".join(sorted(read[e]))) for e in reduced if e in read]
     if len(said) == 1:
         claim = dataclasses.replace(claim, ours=f"{claim.ours} (reduced run: {said[0][1]})")
     elif said:
@@ -145,12 +211,15 @@ def not_run_claims(ctx: Context) -> list:
     return claims
 
 
-def analyze_published(folder: Path, scale: str) -> int:
+def analyze_published(folder: Path, scale: str, out: Path, info: dict | None = None) -> int:
+    """The report of a published folder's experiments, its figures and tables, written into
+    ``out`` (the folder itself when publishing)."""
     if not folder.is_dir():
         print(f"analysis: error: no published folder '{folder}'", file=sys.stderr)
         return 2
-    claims = {scale: analyze_scale(Context(folder, scale, published=folder))}
-    report = write_report(folder, claims)
+    out.mkdir(parents=True, exist_ok=True)
+    claims = {scale: analyze_scale(Context(out, scale, published=folder))}
+    report = write_report(out, claims, source=folder, info=info)
     print(f"analysis: wrote {report}")
     return 0
 

@@ -7,8 +7,6 @@ agrees when the difference of the two means is within 1.96 standard errors of a 
 the paper's standard error taken as ours scaled to its 118 runs (the paper gives no spread).
 """
 
-import re
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -40,18 +38,17 @@ def _cmd(scale, experiment):
     return f"python run.py -m experiment={experiment} scale={scale}"
 
 
-def beam_widths(algo_options: str) -> tuple[int, ...]:
-    """The beam sizes of a result row, from its ``algo_options`` text (``beam=[1, 2]``)."""
-    found = re.search(r"beam=[\[(]?([\d,\s]+)", algo_options or "")
-    if not found:
+def beam_widths(beam) -> tuple[int, ...]:
+    """The beam sizes of a result row, from its ``algo_beam`` column (a list; null: none)."""
+    if beam is None or (isinstance(beam, float) and np.isnan(beam)):
         return ()
-    return tuple(int(x) for x in found.group(1).replace(" ", "").strip(",").split(","))
+    return tuple(int(x) for x in beam)
 
 
 def _with_widths(df: pd.DataFrame, level: int) -> pd.DataFrame:
     """Rows of beam searches of ``level`` with columns s1..s<level> (one value = every level)."""
     df = df[(df["algo"].isin(["beam", "iterative_beam"])) & (df["level"] == level)].copy()
-    widths = [beam_widths(o) for o in df["algo_options"]]
+    widths = [beam_widths(b) for b in df["algo_beam"]] if "algo_beam" in df else [()] * len(df)
     for k in range(level):
         df[f"s{k + 1}"] = [w[k] if len(w) > k else (w[0] if w else 1) for w in widths]
     return df

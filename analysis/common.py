@@ -29,6 +29,10 @@ class Claim:
     ours: str
     verdict: str  # "agrees", "differs", "not run"
     command: str
+    # The (experiment, cell) pairs whose searches the claim reads (``cells_read``): a reduced
+    # run is said beside the claim only if it is among them. None: every experiment that its
+    # command names.
+    reads: frozenset[tuple[str, str]] | None = None
 
 
 @dataclass
@@ -36,7 +40,8 @@ class Context:
     """Where one scale's results are read and its figures and tables written: by default
     ``<outputs>/<scale>/<experiment>/<cell>/`` in, ``<outputs>/figures|tables/<scale>/`` out; for
     a published folder (``python -m analysis --from results/paper``) that folder holds the
-    experiments and receives the figures and tables."""
+    experiments and ``<outputs>/figures|tables/`` receive the figures and tables (``outputs``
+    is then ``outputs/published/paper``, or the published folder itself with ``--publish``)."""
 
     outputs: Path
     scale: str
@@ -54,13 +59,11 @@ class Context:
 
     @property
     def figures(self) -> Path:
-        return (
-            self.published / "figures" if self.published else self.outputs / "figures" / self.scale
-        )
+        return self.outputs / "figures" / ("" if self.published else self.scale)
 
     @property
     def tables(self) -> Path:
-        return self.published / "tables" if self.published else self.outputs / "tables" / self.scale
+        return self.outputs / "tables" / ("" if self.published else self.scale)
 
     def results(self, experiment):
         """All searches of an experiment at this scale, each once (empty if it was not run)."""
@@ -83,6 +86,16 @@ class Context:
         return df
 
 
+def cells_read(*frames: pd.DataFrame) -> frozenset[tuple[str, str]]:
+    """The (experiment, cell) pairs of the searches in ``frames``: what a claim drawn from
+    those rows read (``Claim.reads``)."""
+    pairs: set[tuple[str, str]] = set()
+    for df in frames:
+        if len(df) and {"experiment", "cell"} <= set(df.columns):
+            pairs.update(zip(df["experiment"], df["cell"], strict=True))
+    return frozenset(pairs)
+
+
 def rerun_command(scale: str, *experiments: str, extra: dict[str, str] | None = None) -> str:
     """The command that reruns ``experiments`` at ``scale`` and rebuilds the report; ``extra``
     adds overrides to an experiment's run (after its ``scale=``, where the report's reduced-run
@@ -102,7 +115,10 @@ def paper_values(name: str) -> dict[str, Any]:
 def save_figure(fig: Any, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for ext in ("png", "pdf"):
-        fig.savefig(folder / f"{stem}.{ext}", dpi=150, bbox_inches="tight")
+        # No creation date in the PDF: the same figure gives the same bytes, so publishing a
+        # report whose results did not change leaves its figures untouched.
+        metadata = {"CreationDate": None} if ext == "pdf" else None
+        fig.savefig(folder / f"{stem}.{ext}", dpi=150, bbox_inches="tight", metadata=metadata)
     plt.close(fig)
 
 

@@ -1,7 +1,8 @@
 """Copy the finished cells of one scale into a compact folder that can be committed:
 
     python -m analysis.publish --outputs outputs --scale paper --to results/paper
-    python -m analysis --from results/paper      # figures, tables, REPRODUCTION.md in it
+    python -m analysis --from results/paper --publish   # figures, tables, REPRODUCTION.md in it
+    python -m analysis --from results/paper      # the same into outputs/published/paper/
 
 Each experiment is packed into three files, whatever its number of cells (a cell of one search
 cost about 20 kB as its own folder: a parquet footer, a meta.json and a best game):

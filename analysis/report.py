@@ -22,12 +22,20 @@ PIPELINE_CHECK = {
 }
 
 
-def write_report(outputs: Path, claims_by_scale: dict[str, list[Claim]]) -> Path:
-    info = provenance()
+def write_report(
+    outputs: Path,
+    claims_by_scale: dict[str, list[Claim]],
+    source: Path | None = None,
+    info: dict | None = None,
+) -> Path:
+    """``<outputs>/REPRODUCTION.md`` from the claims read from ``source`` (default: ``outputs``);
+    ``info``: the provenance of the code that made them (default: as it is now)."""
+    info = info or provenance()
     lines = [
         "# Reproduction report",
         "",
-        f"Generated {now_iso()} by `python -m analysis` from the results under `{outputs}/`; "
+        f"Generated {now_iso()} by `python -m analysis` from the results under "
+        f"`{source or outputs}/`; "
         f"code {info['git_commit'] or 'unknown'}{' (modified)' if info['git_dirty'] else ''}, "
         f"CPU {info['cpu']}.",
         "",

@@ -24,6 +24,7 @@ from analysis.common import (
     NOT_ENOUGH,
     Claim,
     Context,
+    cells_read,
     paper_values,
     save_figure,
     save_table,
@@ -72,6 +73,8 @@ def rows(df: pd.DataFrame) -> pd.DataFrame:
             "solved": df["score"] == df["n"].astype(int) ** 4,
             "playouts": df["playouts"],
             "seconds": df["seconds"],
+            # which cells each row comes from (Claim.reads), where the rows say
+            **{c: df[c] for c in ("experiment", "cell") if c in df},
         }
     )
     return out.reset_index(drop=True)
@@ -159,7 +162,15 @@ def analyze(ctx: Context) -> list[Claim]:
         )
         claims.append(
             # "fast needs less effort": the ratio's interval below 1.
-            Claim(SECTION, text, paper_text, ours, verdict_sign(1 - high, 1 - low), cmd)
+            Claim(
+                SECTION,
+                text,
+                paper_text,
+                ours,
+                verdict_sign(1 - high, 1 - low),
+                cmd,
+                cells_read(a, b),
+            )
         )
 
     # The same claims for the cells without the early stop inside a search (stop_at_target
@@ -208,6 +219,7 @@ def analyze(ctx: Context) -> list[Claim]:
                     f"{a['playouts'].sum() / b['playouts'].sum():.2f} [{low:.2f}, {high:.2f}]",
                     verdict_sign(low - 1, high - 1),
                     cmd,
+                    cells_read(a, b),
                 )
             )
     if "fc" in tot.index:

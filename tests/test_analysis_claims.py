@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import leftmove, morpion, samegame, sudoku
+from analysis import leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku
 from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, paper_values
 from nmcs.theory.leftmove import score_distribution
 
@@ -194,7 +194,7 @@ def test_fig4_claims():
 def test_standardized_gain_and_its_error():
     rng = np.random.default_rng(1)
     low, high = rng.normal(10, 2, 4000), rng.normal(13, 1, 4000)
-    d, se = morpion._standardized_gain(low, high)
+    d, se = morpion_nmcs._standardized_gain(low, high)
     assert abs(d - 1.5) < 4 * se and 0.01 < se < 0.05
 
 
@@ -210,12 +210,12 @@ class _Ctx:
 def test_equal_time_claim():
     rnd = games_table_rows([10, 100, 1000, 10000], [55.0, 58.0, 60.0, 61.0], [1, 10, 100, 1000])
     similar = games_table_rows([10, 100, 1000], [57.5, 60.2, 61.3], [10, 100, 1000])
-    (claim,) = morpion._equal_time_claim(
+    (claim,) = morpion_reflexive._equal_time_claim(
         _Ctx(), {"rmc_table1": (rnd, None), "rmc_table2": (similar, None)}
     )
     assert claim.verdict == AGREES and "take 1.0 times as long" in claim.ours
     apart = games_table_rows([10, 100, 1000], [61.0, 63.0, 64.0], [10, 100, 1000])
-    (claim,) = morpion._equal_time_claim(
+    (claim,) = morpion_reflexive._equal_time_claim(
         _Ctx(), {"rmc_table1": (rnd, None), "rmc_table2": (apart, None)}
     )
     assert claim.verdict == DIFFERS
@@ -226,14 +226,16 @@ def test_record_78_claim():
     # One of 40 runs reaches 78: the record is reproduced.
     scores = [70] * 20 + [74] * 19 + [78]
     runs = pd.DataFrame(dict(pair=[(100, 1000)] * 40, score=scores, seconds=1.0))
-    claim = morpion._record_78_claim(runs, record, "cmd")
+    claim = morpion_reflexive._record_78_claim(runs, record, "cmd")
     assert claim.verdict == AGREES and "1 of 40 runs reach 78" in claim.ours
     # None does: a record is the best of an unknown number of runs, so nothing is refuted;
     # the chance of one run is bounded by the exact binomial interval (3.7/40 for 0 of 40).
-    claim = morpion._record_78_claim(runs.assign(score=[70] * 20 + [74] * 20), record, "cmd")
+    claim = morpion_reflexive._record_78_claim(
+        runs.assign(score=[70] * 20 + [74] * 20), record, "cmd"
+    )
     assert claim.verdict == NOT_ENOUGH and "0 of 40 runs reach 78" in claim.ours
     assert "at most 0.09" in claim.ours
-    assert morpion._record_78_claim(runs.iloc[:0], record, "cmd").verdict == NOT_RUN
+    assert morpion_reflexive._record_78_claim(runs.iloc[:0], record, "cmd").verdict == NOT_RUN
 
 
 def scores_frame(means_by_level, sd, n=3000, depth=None, seed=0):
@@ -261,9 +263,9 @@ def test_scaling_claim_reads_the_nested_levels():
     # Morpion: level 1 -> 2 gains one level-1 sd; left move: a third of one.
     morpion_rows = scores_frame({0: 43, 1: 58, 2: 61}, {0: 13, 1: 3, 2: 2})
     left = scores_frame({0: 30, 1: 38, 2: 39}, {0: 4, 1: 3, 2: 3}, depth=60)
-    (claim,) = morpion._scaling_claim(_LeftCtx(left), morpion_rows)
+    (claim,) = morpion_nmcs._scaling_claim(_LeftCtx(left), morpion_rows)
     assert claim.verdict == AGREES and "left move (depth 60) +0.3" in claim.ours
-    (claim,) = morpion._scaling_claim(_LeftCtx(morpion_rows.assign(depth=60)), left)
+    (claim,) = morpion_nmcs._scaling_claim(_LeftCtx(morpion_rows.assign(depth=60)), left)
     assert claim.verdict == DIFFERS
-    (claim,) = morpion._scaling_claim(_LeftCtx(left.iloc[:0]), morpion_rows)
+    (claim,) = morpion_nmcs._scaling_claim(_LeftCtx(left.iloc[:0]), morpion_rows)
     assert claim.verdict == NOT_RUN

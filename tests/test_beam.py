@@ -85,14 +85,15 @@ def test_table1_analysis_compares_means_with_the_papers_sampling_error(tmp_path)
 
     from analysis.beam import analyze_table1, beam_widths
 
-    assert beam_widths("beam=[1, 2]") == (1, 2) and beam_widths("beam=(4,)") == (4,)
+    assert beam_widths([1, 2]) == (1, 2) and beam_widths(np.array([4])) == (4,)
+    assert beam_widths(None) == ()
     rng = np.random.default_rng(0)
 
     def cell(widths, mean, n):
         scores = np.round(rng.normal(mean, 2.5, n))
         scores += mean - scores.mean()  # exactly the wanted mean
         return pd.DataFrame(
-            {"algo": "beam", "level": 2, "algo_options": f"beam={widths}", "score": scores}
+            {"algo": "beam", "level": 2, "algo_beam": [widths] * n, "score": scores}
         )
 
     class FakeContext:

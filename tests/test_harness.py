@@ -3,7 +3,6 @@ analysis command and the notebook."""
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -266,7 +265,7 @@ def test_published_results_regenerate_the_same_claims(quick_outputs, tmp_path):
     assert published == len(list((quick_outputs / "quick").glob("*/*/results.parquet")))
     assert "moves" not in pd.read_parquet(packed[0]).columns
     assert (target / "RUNS.md").read_text().count("| leftmove_distributions |") == 8
-    run("-m", "analysis", "--from", str(target), "--scale", "quick")
+    run("-m", "analysis", "--from", str(target), "--scale", "quick", "--publish")
     run("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
 
     def claim_rows(path):
@@ -278,19 +277,23 @@ def test_published_results_regenerate_the_same_claims(quick_outputs, tmp_path):
 
 def test_the_committed_paper_report_regenerates_from_its_files(tmp_path):
     """results/paper holds compact per-search files; the analysis rebuilds the same claims and
-    verdicts from them (the report's first lines, which name the time and code, differ)."""
+    verdicts from them (the report's first lines, which name the time and code, differ), and
+    writes them into --out, not over the committed files."""
     published = REPO / "results" / "paper"
     if not (published / "REPRODUCTION.md").exists():
         pytest.skip("no published paper-scale results in this checkout")
-    copy = tmp_path / "paper"
-    shutil.copytree(published, copy, ignore=shutil.ignore_patterns("figures", "tables"))
-    run("-m", "analysis", "--from", str(copy))
+    before = {p: p.stat().st_mtime_ns for p in published.rglob("*") if p.is_file()}
+    out = tmp_path / "out"
+    proc = run("-m", "analysis", "--from", str(published), "--out", str(out))
+    assert f"wrote {out / 'REPRODUCTION.md'}" in proc.stdout
 
     def claims(path):
         return [line for line in path.read_text().splitlines() if line.startswith("| ")]
 
-    assert claims(copy / "REPRODUCTION.md") == claims(published / "REPRODUCTION.md")
-    assert (copy / "figures" / "leftmove_distributions_fig3.png").exists()
+    assert claims(out / "REPRODUCTION.md") == claims(published / "REPRODUCTION.md")
+    assert (out / "figures" / "leftmove_distributions_fig3.png").exists()
+    assert (out / "tables" / "leftmove_distributions_goodness_of_fit.csv").exists()
+    assert {p: p.stat().st_mtime_ns for p in published.rglob("*") if p.is_file()} == before
 
 
 COMPILE_ONE = (

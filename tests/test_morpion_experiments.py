@@ -174,7 +174,7 @@ def test_table2_small_n_values_are_tested_jointly():
     from pathlib import Path
 
     from analysis.common import Context
-    from analysis.morpion import _mobility_row_claim
+    from analysis.morpion_reflexive import _mobility_row_claim
 
     def runs(games, scores):
         return pd.DataFrame({"budget_playouts": games, "score": scores})

@@ -80,7 +80,9 @@ def test_a_budget_stops_early_with_the_best_complete_game(budget, stopped):
 
 
 def test_level_zero_is_refused():
-    with pytest.raises(ValueError, match="level = 0: a parallel search needs an integer from 1 to 6"):
+    with pytest.raises(
+        ValueError, match="level = 0: a parallel search needs an integer from 1 to 6"
+    ):
         parallel_search("leftmove", leftmove.make_state(depth=5), seed=0, level=0)
 
 

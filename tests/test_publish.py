@@ -2,15 +2,17 @@
 cell, and a run made smaller than its scale on the command line is said beside each of its
 results."""
 
+import dataclasses
 import json
 import shutil
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from analysis import publish as publish_module
-from analysis.__main__ import mark_reduced, reduced_runs
-from analysis.common import Claim, Context
+from analysis.__main__ import mark_reduced, reduced_cells, reduced_runs
+from analysis.common import Claim, Context, cells_read
 from analysis.publish import cell_metas, publish, read_published, reduced_overrides
 from nmcs.harness.results import experiment_results
 
@@ -161,3 +163,77 @@ def test_a_claim_reading_two_reduced_runs_names_each():
     both = mark_reduced(Claim("s", "c", "1", "2", "agrees", cmd), reduced)
     assert both.ours == "2 (reduced runs: one: n_searches=5; two: budget.playouts=100)"
     assert "experiment=two scale=paper budget.playouts=100 algo=iterative &&" in both.command
+
+
+def test_from_writes_under_outputs_and_into_the_folder_only_with_publish(tmp_path, capsys):
+    from analysis.__main__ import main
+
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    make_cell(outputs / "paper", "exp", "a=1", 3)
+    publish(outputs, "paper", target)
+    packed = {p: p.read_bytes() for p in target.rglob("*") if p.is_file()}
+    # Default: <outputs>/published/<name>/, the published folder untouched.
+    assert main(["--from", str(target), "--outputs", str(outputs)]) == 0
+    report = outputs / "published" / "published" / "REPRODUCTION.md"
+    assert f"results under `{target}/`" in report.read_text()
+    assert {p: p.read_bytes() for p in target.rglob("*") if p.is_file()} == packed
+    # --out names the folder; pointing it at the published folder needs --publish.
+    assert main(["--from", str(target), "--out", str(tmp_path / "elsewhere")]) == 0
+    assert (tmp_path / "elsewhere" / "REPRODUCTION.md").exists()
+    for argv in (
+        ["--from", str(target), "--out", str(target)],
+        ["--from", str(target), "--out", str(tmp_path / "x"), "--publish"],
+        ["--publish"],
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+    assert not (target / "REPRODUCTION.md").exists()
+    assert main(["--from", str(target), "--publish"]) == 0
+    assert (target / "REPRODUCTION.md").read_text().splitlines()[4:] == (
+        report.read_text().splitlines()[4:]
+    )
+
+
+def test_a_claim_is_labelled_only_with_the_reduced_runs_it_reads(tmp_path):
+    """Fig 8's peaks (10,000 searches, the paper's scale) share a section and a rerun command
+    with Fig 9's reduced level-3 run; only a claim that reads the level-3 cells says so."""
+    make_cell(tmp_path, "figs", "level=1", 10, ["experiment=figs", "scale=paper"])
+    make_cell(tmp_path, "level3", "level=3", 3, ["experiment=level3", "n_searches=3"])
+    mixed = make_cell(tmp_path, "mixed", "fc", 2, ["experiment=mixed", "budget.playouts=9"])
+    make_cell(tmp_path, "mixed", "nested", 5, ["experiment=mixed"])
+    for folder, cell in ((tmp_path / "level3" / "level=3", "h3"), (mixed, "hfc")):
+        meta = json.loads((folder / "meta.json").read_text())
+        (folder / "meta.json").write_text(json.dumps({**meta, "cell": cell}))
+    ctx = Context(tmp_path, "paper", published=tmp_path)
+    reduced, cells = reduced_runs(ctx), reduced_cells(ctx)
+    assert reduced == {"level3": "n_searches=3", "mixed": "budget.playouts=9"}
+    assert cells == {("level3", "h3"): "n_searches=3", ("mixed", "hfc"): "budget.playouts=9"}
+    cmd = (
+        "python run.py -m experiment=figs scale=paper && "
+        "python run.py -m experiment=level3 scale=paper && python -m analysis"
+    )
+    peak = Claim("s", "c", "1", "2", "agrees", cmd, frozenset({("figs", "h1")}))
+    marked = mark_reduced(peak, reduced, cells)
+    assert marked.ours == "2"  # reads no reduced cell
+    assert "experiment=level3 scale=paper n_searches=3 &&" in marked.command  # reruns the same
+    cost = Claim("s", "c", "1", "2", "agrees", cmd, frozenset({("figs", "h1"), ("level3", "h3")}))
+    assert mark_reduced(cost, reduced, cells).ours == "2 (reduced run: n_searches=3)"
+    # Without what it reads, every reduced experiment of its command (as before).
+    assert mark_reduced(Claim("s", "c", "1", "2", "agrees", cmd), reduced, cells).ours == (
+        "2 (reduced run: n_searches=3)"
+    )
+    # Cells of one experiment: only the reduced one labels.
+    mixed_cmd = "python run.py -m experiment=mixed scale=paper && python -m analysis"
+    nested = Claim("s", "c", "1", "2", "agrees", mixed_cmd, frozenset({("mixed", "hn")}))
+    assert mark_reduced(nested, reduced, cells).ours == "2"
+    fc = dataclasses.replace(nested, reads=frozenset({("mixed", "hn"), ("mixed", "hfc")}))
+    assert mark_reduced(fc, reduced, cells).ours == "2 (reduced run: budget.playouts=9)"
+    # A cell whose meta.json does not name its hash: its experiment counts whole.
+    assert mark_reduced(nested, reduced, {}).ours == "2 (reduced run: budget.playouts=9)"
+
+
+def test_cells_read_names_experiment_and_cell():
+    rows = pd.DataFrame({"experiment": ["e", "e", "f"], "cell": ["a", "a", "b"], "score": 1})
+    assert cells_read(rows, rows.iloc[:0]) == {("e", "a"), ("f", "b")}
+    assert cells_read(rows[["score"]]) == frozenset()

@@ -209,10 +209,12 @@ def test_published_match_cells_give_the_same_claims(quick_outputs, tmp_path):
     run_python("-m", "analysis.publish", *args)
     packed = target / "twoplayer_paper_time" / "results.parquet"
     assert {"moves", "playouts"}.isdisjoint(pd.read_parquet(packed).columns)
-    run_python("-m", "analysis", "--from", str(target), "--scale", "quick")
+    out = tmp_path / "report"
+    run_python("-m", "analysis", "--from", str(target), "--scale", "quick", "--out", str(out))
     run_python("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
 
     def claims(path):
         return [line for line in path.read_text().splitlines() if line.startswith("| at ")]
 
-    assert claims(target / "REPRODUCTION.md") == claims(quick_outputs / "REPRODUCTION.md")
+    assert claims(out / "REPRODUCTION.md") == claims(quick_outputs / "REPRODUCTION.md")
+    assert not (target / "REPRODUCTION.md").exists()  # written into the folder only on --publish

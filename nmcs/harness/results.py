@@ -14,11 +14,20 @@ index are checked for duplicates.
 A config key added after results exist is listed in ``ADDED_KEYS`` with the value that gives
 the old behaviour: at that value it stays out of a cell's identity (old cells keep their hash
 and resume), and readers fill it into tables written before it existed.
+
+Each algorithm option is a typed column ``algo_<key>`` (``<key>`` as in ``conf/algo/<algo>.yaml``:
+``algo_beam``, ``algo_games`` lists of ints, ``algo_c`` a float, ``algo_nodes`` an int);
+``algo_options`` is the same as one string, for display. Results written before those columns
+existed have the string only; readers give them the columns (``with_algo_columns``), so the
+analysis reads columns and never parses the string.
 """
 
+import ast
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
@@ -29,11 +38,109 @@ ADDED_KEYS = {"memorize_from": 1, "stop_at_target": True}
 ADDED_COLUMNS = {**ADDED_KEYS, "parallel_backend": "none"}
 
 
+ALGO_PREFIX = "algo_"
+# The result column that holds every algorithm option as one string (``beam=(1, 2)``,
+# ``uct_c=0.1,uct_nodes=0,uct_edges=0``), written by ``nmcs.harness.batch.algo_options_string``.
+ALGO_OPTIONS = "algo_options"
+# Options that the string names by their Python API name, not their config key (UCT's, as
+# ``UctConfig.API_NAMES`` says; kept here so that reading results imports no search module).
+LEGACY_API_NAMES = {"uct_c": "c", "uct_nodes": "nodes", "uct_edges": "edges"}
+
+
+def parse_algo_options(text: str | None) -> dict[str, Any]:
+    """The options of one legacy ``algo_options`` string by config key, typed: ``"beam=(1, 2)"``
+    -> ``{"beam": [1, 2]}``, ``"beam=(16,)"`` -> ``{"beam": [16]}``, ``"games=(100, 1000)"`` ->
+    ``{"games": [100, 1000]}``, ``"uct_c=0.1,uct_nodes=0,uct_edges=0"`` -> ``{"c": 0.1,
+    "nodes": 0, "edges": 0}``; ``""`` (an algorithm without options) -> ``{}``. Tuples and
+    lists become lists; ``None`` stays None; a value Python cannot read stays a string."""
+    options: dict[str, Any] = {}
+    for item in _split_top_level(text or ""):
+        key, _, value = item.partition("=")
+        key = key.strip()
+        try:
+            parsed = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            parsed = value.strip()
+        if isinstance(parsed, tuple | list):
+            parsed = list(parsed)
+        options[LEGACY_API_NAMES.get(key, key)] = parsed
+    return options
+
+
+def _split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets (``beam=(1, 2),k=3`` -> two items)."""
+    items, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(text[start:i])
+            start = i + 1
+    items.append(text[start:])
+    return [item for item in items if item.strip()]
+
+
+def with_algo_columns(df: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.DataFrame:
+    """``df`` with a typed column ``algo_<key>`` per algorithm option, filled from the
+    ``algo_options`` string where a row has no value in it: results written before the typed
+    columns existed get them; rows that have them pass through unchanged (a packed file can
+    hold both). ``keys``: only these options (default: every option the strings name). A
+    list option is a list of ints per row, a scalar one an Int64 or float column; a row of an
+    algorithm without that option holds null."""
+    if ALGO_OPTIONS not in df.columns or df.empty:
+        return df
+    parsed = {text: parse_algo_options(text) for text in df[ALGO_OPTIONS].dropna().unique()}
+    found = list(dict.fromkeys(k for options in parsed.values() for k in options))
+    wanted = found if keys is None else [k for k in keys if k in found]
+    if not wanted:
+        return df
+    df = df.copy()
+    for key in wanted:
+        column = ALGO_PREFIX + key
+        has_value = _has_value(df[column]) if column in df.columns else None
+        if has_value is not None and has_value.all():
+            continue  # written with its typed column: left as it is
+        by_text = {t: o[key] for t, o in parsed.items() if o.get(key) is not None}
+        values = pd.Series([by_text.get(t) for t in df[ALGO_OPTIONS]], df.index, dtype=object)
+        if has_value is not None:
+            values = df[column].astype(object).where(has_value, values)
+        df[column] = _typed(values)
+    return df
+
+
+def _has_value(column: pd.Series) -> pd.Series:
+    """True where a cell holds a value (a list cell counts even when it holds NaNs)."""
+    return column.map(lambda v: v is not None and (not isinstance(v, float) or v == v))
+
+
+def _typed(values: pd.Series) -> pd.Series:
+    """An option's values as a column: Int64 for ints, float64 for numbers, else objects
+    (lists, strings) with None where a row has no value."""
+    present = values[_has_value(values)]
+    if len(present) and not present.map(lambda v: isinstance(v, bool | np.bool_)).any():
+        if present.map(lambda v: isinstance(v, int | np.integer)).all():
+            return values.astype("Int64")
+        if present.map(lambda v: isinstance(v, int | float | np.number)).all():
+            return values.astype(float)
+    return values.astype(object).where(_has_value(values), None)
+
+
 def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
     present: set[str] = set()
+    options: list[str] | None = None  # the algo_<key> columns asked for (None: every one)
     if columns is not None:
         present = set(pq.read_schema(path).names)
+        options = [
+            c.removeprefix(ALGO_PREFIX)
+            for c in columns
+            if c.startswith(ALGO_PREFIX) and c != ALGO_OPTIONS
+        ]
+        asked = columns
         columns = [c for c in columns if c in present]
+        if options and ALGO_OPTIONS in present and ALGO_OPTIONS not in columns:
+            columns.append(ALGO_OPTIONS)
     if columns is not None and "count" in present:
         columns.append("count")
     df = pd.read_parquet(path, columns=columns)
@@ -42,6 +149,10 @@ def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
     for key, value in ADDED_COLUMNS.items():
         if key not in df.columns:
             df[key] = value
+    if options is None or options:
+        df = with_algo_columns(df, options)
+        if options and ALGO_OPTIONS not in asked:
+            df = df.drop(columns=ALGO_OPTIONS, errors="ignore")
     return df
 
 

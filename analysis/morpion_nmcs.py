@@ -1,0 +1,435 @@
+"""Morpion Solitaire 5D, NMCS paper (Cazenave 2009) section 5.1: the score distributions of
+Figs 8 and 9 (levels 0-3, without and with memorization), the cost of a level, the scaling
+against the left move, the level-4 record, and Fig 10 (iterative NMCS against time).
+
+Methods:
+- Peak of a score distribution: the most frequent score (the lowest one on a tie). Its 95%
+  interval is a multinomial (parametric) bootstrap: 2,000 resamples of the observed counts with
+  a fixed seed, the 2.5 and 97.5 percentiles of the resampled modes. The paper's peak (read off
+  its figure, an integer) agrees when it lies inside that interval.
+  The paper's peak is read off a figure and comes from its own finite sample: it agrees within
+  one move (target [peak - 1, peak + 1]); an interval of ours wider than that, or a mode of
+  fewer than 100 searches (the bootstrap then trusts a handful of ties), is 'not enough data'.
+- Real time (Fig 10): each search's best score on a grid of 0.01 s doubling (and of playouts
+  doubling); level comparisons average each search's scores over the grid points where every
+  search of both levels has finished one nested search, then a Welch interval.
+"""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.common import (
+    AGREES,
+    DIFFERS,
+    NOT_ENOUGH,
+    NOT_RUN,
+    Claim,
+    Context,
+    cells_read,
+    paper_values,
+    rerun_command,
+    save_figure,
+    save_table,
+    verdict_interval,
+    verdict_sign,
+    welch_diff,
+)
+from analysis.leftmove import anytime_curves
+from analysis.morpion_common import NMCS_EXPERIMENTS, any_ran, mean_ci, morpion_5d
+
+NMCS = "NMCS 5.1 (Morpion Solitaire 5D, Figs 8-10)"
+DISTRIBUTIONS = ("morpion_fig8_fig9_level0", "morpion_fig8_fig9", "morpion_fig9_level3")
+BOOTSTRAP = 2000
+# The bootstrap of a mode takes the observed frequencies for the truth, which holds only when
+# the scores near the peak were each seen many times: fewer searches are 'not enough data'.
+MIN_PEAK_SEARCHES = 100
+
+
+def mode_interval(scores, seed=0):
+    """Mode of integer scores and its multinomial-bootstrap 95% interval (see module doc)."""
+    scores = np.asarray(scores, int)
+    counts = np.bincount(scores)
+    mode = int(counts.argmax())
+    rng = np.random.default_rng(seed)
+    resampled = rng.multinomial(scores.size, counts / scores.size, size=BOOTSTRAP)
+    modes = resampled.argmax(axis=1)
+    low, high = np.percentile(modes, [2.5, 97.5])
+    return mode, int(np.floor(low)), int(np.ceil(high))
+
+
+# ---------------------------------------------------------------- Figs 8 and 9: distributions
+
+
+def load_distributions(ctx):
+    parts = []
+    for experiment in DISTRIBUTIONS:
+        df = morpion_5d(ctx.results(experiment))
+        if df.empty:
+            continue
+        df = df[df["algo"] == "nested"]
+        if experiment.endswith("level0"):
+            df = df[df["level"] == 0]
+        elif experiment.endswith("level3"):
+            df = df[df["level"] == 3]  # quick scale runs level 2 here only to check the command
+        parts.append(df)
+    parts = [p for p in parts if not p.empty]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def figure_rows(df, memorize):
+    """The searches of Fig 9 (memorize) or Fig 8: level 0 serves both."""
+    return df[(df["level"] == 0) | (df["memorize"].astype(bool) == memorize)]
+
+
+def analyze_distributions(ctx: Context) -> list[Claim]:
+    df = load_distributions(ctx)
+    cmd = rerun_command(ctx.scale, *DISTRIBUTIONS)
+    paper = paper_values("morpion")["nmcs_distributions"]
+    claims = []
+    rows = []
+    reads = {}  # (figure, level) -> the cells of its searches
+    for memorize, fig in ((False, "fig8"), (True, "fig9")):
+        part = figure_rows(df, memorize) if not df.empty else df
+        key = "peak_with_memorization" if memorize else "peak_without_memorization"
+        fig_obj, ax = plt.subplots(figsize=(7, 4.5))
+        for level, group in sorted(part.groupby("level")) if not part.empty else []:
+            scores = group["score"].to_numpy()
+            mode, low, high = mode_interval(scores, seed=level)
+            mean, half = mean_ci(scores)
+            paper_peak = paper[key].get(f"level{level}")
+            reads[(fig, level)] = cells_read(group)
+            rows.append(
+                {
+                    "figure": fig,
+                    "memorize": memorize,
+                    "level": level,
+                    "n": len(scores),
+                    "paper_n": paper["samples"].get(f"level{level}"),
+                    "mean": mean,
+                    "ci95": half,
+                    "peak": mode,
+                    "peak_low": low,
+                    "peak_high": high,
+                    "paper_peak": paper_peak,
+                    "best": int(scores.max()),
+                    "mean_playout_moves": float(group["playout_moves"].mean()),
+                    "mean_seconds": float(group["seconds"].mean()),
+                }
+            )
+            top = int(scores.max()) + 1
+            freq = np.bincount(scores, minlength=top) / len(scores)
+            (line,) = ax.plot(np.arange(top), freq, label=f"level {level} (n={len(scores)})")
+            ax.plot([mode], [freq[mode]], "o", color=line.get_color())
+            ax.annotate(
+                f"{mode}",
+                (mode, freq[mode]),
+                textcoords="offset points",
+                xytext=(0, 5),
+                ha="center",
+                fontsize=8,
+            )
+            if paper_peak is not None:
+                ax.axvline(paper_peak, ls=":", lw=1, color=line.get_color())
+        if not part.empty:
+            ax.set_xlabel("score (moves)")
+            ax.set_ylabel("frequency")
+            ax.set_title(
+                f"{'Fig 9' if memorize else 'Fig 8'}: Morpion 5D, "
+                f"{'with' if memorize else 'without'} memorization — dots: our peaks, "
+                "dotted: paper's peaks",
+                fontsize=9,
+            )
+            ax.legend()
+            save_figure(fig_obj, ctx.figures, f"morpion_{fig}")
+        else:
+            plt.close(fig_obj)
+        for level in (1, 2):
+            value = paper[key][f"level{level}"]
+            claim = (
+                f"{'Fig 9' if memorize else 'Fig 8'}: peak of level {level} "
+                f"{'with' if memorize else 'without'} memorization"
+            )
+            row = [r for r in rows if r["figure"] == fig and r["level"] == level]
+            if not row:
+                claims.append(Claim(NMCS, claim, str(value), "-", "not run", cmd))
+                continue
+            r = row[0]
+            claims.append(
+                Claim(
+                    NMCS,
+                    claim,
+                    str(value),
+                    f"{r['peak']} [{r['peak_low']}, {r['peak_high']}] (mode, bootstrap), "
+                    f"mean {r['mean']:.2f}, n={r['n']}",
+                    NOT_ENOUGH
+                    if r["n"] < MIN_PEAK_SEARCHES
+                    else verdict_interval(r["peak_low"], r["peak_high"], value - 1, value + 1),
+                    cmd,
+                    reads[(fig, level)],
+                )
+            )
+    if not rows:
+        return claims
+    table = pd.DataFrame(rows)
+    save_table(table, ctx.tables, "morpion_fig8_fig9")
+    # Memorization moves the distribution up (the peaks 59 -> 61 and 62 -> 66).
+    for level in (1, 2):
+        with_memo = df[(df["level"] == level) & df["memorize"].astype(bool)]
+        without = df[(df["level"] == level) & ~df["memorize"].astype(bool)]
+        a, b = with_memo["score"], without["score"]
+        claim = f"level {level}: memorization gives longer games (Fig 9 vs Fig 8)"
+        if len(a) < 2 or len(b) < 2:
+            claims.append(Claim(NMCS, claim, "higher peak", "-", "not run", cmd))
+            continue
+        diff, low, high = welch_diff(a, b)
+        claims.append(
+            Claim(
+                NMCS,
+                claim,
+                "higher peak",
+                f"mean {diff:+.2f} [{low:+.2f}, {high:+.2f}] moves",
+                verdict_sign(low, high),
+                cmd,
+                cells_read(with_memo, without),
+            )
+        )
+    # Cost of a level: "a nested search of level l is 200 times longer than level l - 1".
+    ratio = paper["level_cost_ratio"]
+    memo = df[df["memorize"].astype(bool) | (df["level"] == 0)]
+    for level in (2, 3):
+        upper, lower = memo[memo["level"] == level], memo[memo["level"] == level - 1]
+        hi = upper["playout_moves"].to_numpy(float)
+        lo = lower["playout_moves"].to_numpy(float)
+        claim = f"a level-{level} search is about {ratio} times longer than a level-{level - 1} one"
+        if len(hi) < 2 or len(lo) < 2:
+            claims.append(Claim(NMCS, claim, f"x{ratio}", "-", "not run", cmd))
+            continue
+        rng = np.random.default_rng(level)
+        boot = [
+            rng.choice(hi, hi.size).mean() / rng.choice(lo, lo.size).mean()
+            for _ in range(BOOTSTRAP)
+        ]
+        low, high = np.percentile(boot, [2.5, 97.5])
+        claims.append(
+            Claim(
+                NMCS,
+                claim + " (moves played in playouts, memorization; 'about' read as within a "
+                "factor 2)",
+                f"x{ratio}",
+                f"x{hi.mean() / lo.mean():.0f} [{low:.0f}, {high:.0f}] (bootstrap)",
+                verdict_interval(low, high, ratio / 2, 2 * ratio),
+                cmd,
+                cells_read(upper, lower),
+            )
+        )
+    claims += _scaling_claim(ctx, df)
+    claims += _level4_record_claim(df)
+    return claims
+
+
+def _standardized_gain(low: np.ndarray, high: np.ndarray) -> tuple[float, float]:
+    """(mean(high) - mean(low)) / sd(low) and its standard error (delta method; independent
+    samples)."""
+    s = low.std(ddof=1)
+    d = (high.mean() - low.mean()) / s
+    var = high.var(ddof=1) / (high.size * s * s) + 1 / low.size + d * d / (2 * (low.size - 1))
+    return float(d), float(np.sqrt(var))
+
+
+def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
+    """Fig 8 against Fig 3: "Nested Monte-Carlo Search scales better with the level for
+    Morpion Solitaire than for the left move problem" (both without memorization). Read on the
+    nested levels, level 1 to level 2, as the gain in standard deviations of level 1's scores
+    (the two games' scores have different scales); the level-0-to-1 gains are shown too."""
+    claim = (
+        "Fig 8 vs Fig 3: without memorization NMCS scales better with the level for Morpion "
+        "than for the left move (read as: the gain from level 1 to level 2, in standard "
+        "deviations of level 1's scores, is larger)"
+    )
+    cmd = rerun_command(
+        ctx.scale, "morpion_fig8_fig9", "morpion_fig8_fig9_level0", "leftmove_distributions"
+    )
+    left = ctx.results("leftmove_distributions")
+    gains, read = {}, []
+    for name, rows in (("Morpion", df), ("left move", left)):
+        if rows.empty:
+            return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
+        # Without memorization; level 0 (one playout) from either setting, counted once.
+        plain = rows[~rows["memorize"].astype(bool)]
+        if 0 not in set(plain["level"]):
+            plain = pd.concat([plain, rows[rows["level"] == 0]])
+        by_level = {lv: g["score"].to_numpy(float) for lv, g in plain.groupby("level")}
+        read.append(plain[plain["level"].isin([0, 1, 2])])
+        if not {0, 1, 2} <= set(by_level):
+            return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
+        gains[name] = (
+            _standardized_gain(by_level[1], by_level[2]),
+            _standardized_gain(by_level[0], by_level[1])[0],
+        )
+    depth = int(left["depth"].iloc[0])
+    (dm, sm), dm0 = gains["Morpion"]
+    (dl, sl), dl0 = gains["left move"]
+    diff, half = dm - dl, 1.96 * np.hypot(sm, sl)
+    return [
+        Claim(
+            NMCS,
+            claim,
+            "better",
+            f"level 1 to 2: Morpion {dm:+.2f} sd, left move (depth {depth}) {dl:+.2f} sd, "
+            f"difference {diff:+.2f} [{diff - half:+.2f}, {diff + half:+.2f}]; level 0 to 1 (for "
+            f"comparison): Morpion {dm0:+.2f} sd, left move {dl0:+.2f} sd",
+            verdict_sign(diff - half, diff + half),
+            cmd,
+            cells_read(*read),
+        )
+    ]
+
+
+def _level4_record_claim(df: pd.DataFrame) -> list[Claim]:
+    """The 80-move record of a level-4 search (5 hours on 32 dual-core machines), never run
+    here: its cost is estimated from our level-3 searches and the level cost ratio."""
+    level3 = df[(df["level"] == 3) & df["memorize"].astype(bool)]
+    if level3.empty:
+        why = "a level-4 search is about 200 level-3 searches"
+    else:
+        hours = paper_values("morpion")["nmcs_distributions"]["level_cost_ratio"]
+        hours *= level3["seconds"].mean() / 3600
+        why = (
+            f"one level-4 search is about {hours:.0f} core-hours here (200 x our level-3 "
+            f"search of {level3['seconds'].mean():.0f} s), and a search, the unit a run "
+            "resumes from, must fit in one session"
+        )
+    return [
+        Claim(
+            NMCS,
+            "a level-4 search found an 80-move grid (the 2009 record; 5 hours on 32 dual-core "
+            f"machines, about 10 days on one); not run here: {why}",
+            "80",
+            "-",
+            NOT_RUN,
+            "python run.py game=morpion level=4 n_searches=1",
+        )
+    ]
+
+
+# ---------------------------------------------------------------- Fig 10: real time
+
+
+def analyze_realtime(ctx: Context, experiment: str = "morpion_fig10") -> list[Claim]:
+    df = morpion_5d(ctx.results(experiment))
+    cmd = rerun_command(ctx.scale, experiment)
+    names = ("level 2 beats level 1", "level 1 beats level 0")
+    if df.empty:
+        return [
+            Claim(NMCS, f"Fig 10 (real time): {n}", "better", "-", "not run", cmd) for n in names
+        ] + [
+            Claim(
+                NMCS,
+                "Fig 10: the score grows almost linearly with the logarithm of the time",
+                "almost linear",
+                "-",
+                "not run",
+                cmd,
+            )
+        ]
+    df = df[(df["algo"] == "iterative") & df["memorize"].astype(bool)]
+    claims = []
+    curves_by_axis = {}
+    for axis in ("seconds", "playouts"):
+        grid, curves = anytime_curves(df, axis)
+        curves_by_axis[axis] = (grid, curves)
+        rows = []
+        for (level, _), matrix in sorted(curves.items()):
+            for j, x in enumerate(grid):
+                col = matrix[:, j]
+                if np.isnan(col).any():
+                    continue  # some search had not finished one nested search yet
+                mean, half = mean_ci(col)
+                rows.append(
+                    {"level": level, axis: x, "n": len(col), "mean_score": mean, "ci95": half}
+                )
+        table = pd.DataFrame(rows, columns=["level", axis, "n", "mean_score", "ci95"])
+        save_table(table, ctx.tables, f"{experiment}_{axis}")
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for level, line in table.groupby("level"):
+            ax.errorbar(
+                line[axis],
+                line["mean_score"],
+                yerr=np.nan_to_num(line["ci95"]),
+                fmt="-o",
+                ms=3,
+                capsize=2,
+                label=f"level {level}",
+            )
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(f"{axis} (log scale)")
+        ax.set_ylabel("mean best score (moves)")
+        ax.set_title("Fig 10: iterative NMCS on Morpion 5D, with memorization")
+        ax.legend()
+        save_figure(fig, ctx.figures, f"{experiment}_{axis}")
+    # "The increase in score is almost linear with the logarithm of the time": R^2 of a line
+    # through each level's mean score against log2(seconds); we read "almost linear" as
+    # R^2 >= 0.9 for every level with at least 4 time points. Means of fewer than 10 searches
+    # per point, or fewer than 6 points, are too noisy to judge a shape: 'not enough data'.
+    seconds_table = pd.read_csv(ctx.tables / f"{experiment}_seconds.csv")
+    fits = []
+    for level, line in seconds_table.groupby("level"):
+        if len(line) >= 4:
+            fit = stats.linregress(np.log2(line["seconds"]), line["mean_score"])
+            fits.append((level, fit.slope, fit.rvalue**2, len(line)))
+    claim = "Fig 10: the score grows almost linearly with the logarithm of the time"
+    if not fits:
+        claims.append(Claim(NMCS, claim, "almost linear", "-", "not run", cmd))
+    else:
+        claims.append(
+            Claim(
+                NMCS,
+                claim + " (R^2 >= 0.9 per level)",
+                "almost linear",
+                "; ".join(
+                    f"level {lv}: {slope:+.2f} moves per doubling, R^2 {r2:.2f} ({n} points)"
+                    for lv, slope, r2, n in fits
+                ),
+                NOT_ENOUGH
+                if min(f[3] for f in fits) < 6 or df.groupby("level").size().min() < 10
+                else (AGREES if min(f[2] for f in fits) >= 0.9 else DIFFERS),
+                cmd,
+            )
+        )
+    grid, curves = curves_by_axis["seconds"]
+    for (hi, lo), name in zip(((2, 1), (1, 0)), names, strict=True):
+        claim = f"Fig 10 (real time): {name}"
+        if (hi, True) not in curves or (lo, True) not in curves:
+            claims.append(Claim(NMCS, claim, "better", "-", "not run", cmd))
+            continue
+        a, b = curves[(hi, True)], curves[(lo, True)]
+        common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
+        if not common.any() or min(a.shape[0], b.shape[0]) < 2:
+            claims.append(Claim(NMCS, claim, "better", "no common time point", "not run", cmd))
+            continue
+        diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+        claims.append(
+            Claim(
+                NMCS,
+                claim,
+                "better",
+                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] moves over "
+                f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}",
+                verdict_sign(low, high),
+                cmd,
+            )
+        )
+    return claims
+
+
+EXPERIMENTS = NMCS_EXPERIMENTS
+
+
+def analyze(ctx: Context) -> list[Claim]:
+    """Every claim of the NMCS paper's Morpion section; missing cells say "not run" once any
+    Morpion experiment ran at this scale."""
+    if not any_ran(ctx):
+        return []
+    return analyze_distributions(ctx) + analyze_realtime(ctx)

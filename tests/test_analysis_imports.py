@@ -1,0 +1,33 @@
+"""Reading results and rebuilding the report import neither numba nor Hydra."""
+
+from helpers import run_python
+
+
+def test_the_analysis_imports_neither_numba_nor_hydra():
+    code = (
+        "import sys, analysis.__main__, nmcs.harness.results; "
+        "print(sorted(m for m in ('numba', 'hydra', 'omegaconf') if m in sys.modules))"
+    )
+    assert run_python("-c", code).stdout.strip() == "[]"
+
+
+def test_the_scales_are_the_config_groups():
+    from pathlib import Path
+
+    from nmcs.core.scales import SCALES
+
+    conf = Path(__file__).resolve().parents[1] / "conf" / "scale"
+    assert set(SCALES) == {p.stem for p in conf.glob("*.yaml")}
+
+
+def test_the_morpion_modules_name_every_morpion_experiment():
+    from analysis import morpion_common, morpion_nmcs, morpion_reflexive
+    from analysis.publish import EXPERIMENTS_DIR
+
+    conf = {p.stem for p in EXPERIMENTS_DIR.glob("morpion_*.yaml")}
+    assert set(morpion_common.EXPERIMENTS) == conf
+    nmcs = {*morpion_nmcs.DISTRIBUTIONS, "morpion_fig10"}
+    reflexive = {e for _, e, *_ in morpion_reflexive.TABLES}
+    reflexive |= {"morpion_reflexive_table4_5", morpion_reflexive.UCT_C}
+    assert set(morpion_common.NMCS_EXPERIMENTS) == nmcs
+    assert set(morpion_common.REFLEXIVE_EXPERIMENTS) == reflexive
