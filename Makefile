@@ -27,8 +27,10 @@ reproduce-quick: $(STAMP)
 	set -e; for e in $(EXPERIMENTS); do $(PY) run.py -m experiment=$$e scale=quick progress=false; done
 	$(PY) -m analysis --scale quick
 
+# Both cores (pytest-xdist), a test file per worker: a file's module fixtures (quick
+# experiments) run once.
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 figures: $(STAMP)
 	$(PY) -m analysis
