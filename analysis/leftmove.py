@@ -22,9 +22,90 @@ from analysis.common import (
     welch_diff,
     wilson,
 )
+from nmcs.theory import leftmove_memorized
 from nmcs.theory.leftmove import score_distribution
 
 SECTION = "NMCS 4 (left move, leftmost path)"
+# The exact law of the memorized search (nmcs.theory.leftmove_memorized) is computed in float64
+# up to this depth: its state is the whole returned sequence (2**depth entries), so the cost
+# doubles with each depth; levels 1-3 at depths 1-20, every memorize_from, take about 5 s
+# (depth 24, its limit, about 2 minutes and 1.4 GB). Deeper cells (Figs 3-4's depth 60) have
+# no exact value with memorization.
+MEMORIZED_THEORY_MAX_DEPTH = 20
+MEMORIZED_THEORY = "nmcs.theory.leftmove_memorized"
+
+
+def exact_best_probability(depth, level, memorize_from):
+    """The exact P(best score) of a left-move cell: the dynamic programme when no level
+    memorizes (``memorize_from`` None or above the level), any depth; the memorized law of
+    ``nmcs.theory.leftmove_memorized`` (float64, within its rounding bound) up to
+    MEMORIZED_THEORY_MAX_DEPTH; NaN deeper."""
+    depth, level = int(depth), int(level)
+    start = None if memorize_from is None else int(memorize_from)
+    if not leftmove_memorized.memorizes(level, start):
+        return float(score_distribution(depth, level)[depth])
+    if depth > MEMORIZED_THEORY_MAX_DEPTH:
+        return float("nan")
+    return leftmove_memorized.best_score_probability(depth, level, start)
+
+
+def in_interval(low, high, value):
+    """Whether ``value`` lies in [low, high] (1e-9 of slack for the exact ones and zeros);
+    None when there is no value."""
+    if not np.isfinite(value):
+        return None
+    return bool(low - 1e-9 <= value <= high + 1e-9)
+
+
+def exact_cells_claim(table, claim, cmd):
+    """One claim for the cells of ``table`` whose exact P(best) (column ``theory``) is known:
+    the exact value inside our 95% interval in about 95% of them; the memorized cells are
+    covered up to MEMORIZED_THEORY_MAX_DEPTH."""
+    known = table[np.isfinite(table["theory"].astype(float))]
+    if known.empty:
+        return []
+    n = len(known)
+    hits = sum(bool(x) for x in known["theory_in_ci"])
+    depths = sorted(int(d) for d in known["depth"].unique())
+    ours = (
+        f"theory inside the 95% CI in {hits} of {n} cells (about {0.95 * n:.0f} expected), "
+        f"depths {depths[0]}-{depths[-1]}"
+    )
+    memo = known[known["memorized"].astype(bool)]
+    if len(memo):
+        bound = max(
+            leftmove_memorized.rounding_bound(int(r.depth), int(r.level), int(r.memorize_from))
+            for r in memo.itertuples()
+        )
+        ours += (
+            f" ({MEMORIZED_THEORY} in float64, relative error below {bound:.0e}; feasible up "
+            f"to depth {MEMORIZED_THEORY_MAX_DEPTH})"
+        )
+    missing = len(table) - n
+    if missing:
+        ours += f"; {missing} deeper cells not compared (no exact law there)"
+    return [
+        Claim(
+            SECTION,
+            claim,
+            "exact (our theory)",
+            ours,
+            AGREES if hits >= stats.binom.ppf(0.001, n, 0.95) else DIFFERS,
+            cmd,
+        )
+    ]
+
+
+def exact_verdict(row, paper_value, tol):
+    """The paper's value against the cell's exact P(best) where it is known (then the row
+    says so), else against our 95% interval; and the text that shows the exact value."""
+    if not np.isfinite(row.theory):
+        return verdict_interval(row.ci_low, row.ci_high, paper_value - tol, paper_value + tol), ""
+    note = f"; exact: {row.theory:.4f} ({MEMORIZED_THEORY})"
+    if not row.theory_in_ci:
+        note += ", outside our interval"
+    verdict = verdict_interval(row.theory, row.theory, paper_value - tol, paper_value + tol)
+    return verdict, note
 
 
 def pooled_bins(expected, minimum=5.0):
@@ -118,6 +199,11 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
             f"{'Fig 4' if memorize else 'Fig 3'}: depth {depth}, "
             f"{'with' if memorize else 'without'} memorization"
         )
+        if memorize and depth > MEMORIZED_THEORY_MAX_DEPTH:
+            title += (
+                f"\n(no exact curve: the memorized law's state has 2^{depth} sequences; "
+                f"computed up to depth {MEMORIZED_THEORY_MAX_DEPTH})"
+            )
         fig = plot_distributions(part, title, theory=not memorize)
         save_figure(fig, ctx.figures, f"{experiment}_{name}")
         if memorize:
@@ -246,6 +332,8 @@ def analyze_best_probability(
         hits = int((group["score"] == depth).sum())
         low, high = wilson(hits, len(group))
         theory = float(score_distribution(depth, level)[depth])
+        # The cell's own exact law: the DP without memorization, the memorized law with it.
+        exact = exact_best_probability(depth, level, 1 if memorize else None)
         rows.append(
             {
                 "level": level,
@@ -256,30 +344,43 @@ def analyze_best_probability(
                 "ci_low": low,
                 "ci_high": high,
                 "theory_no_memorization": theory,
-                "theory_in_ci": bool(low - 1e-9 <= theory <= high + 1e-9),
+                "theory_memorized": exact if memorize else float("nan"),
+                "theory": exact,
+                "theory_in_ci": in_interval(low, high, exact),
             }
         )
     table = pd.DataFrame(rows).sort_values(["memorize", "level", "depth"])
     save_table(table, ctx.tables, experiment)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (level, memorize), part in table.groupby(["level", "memorize"]):
-        style = "-o" if memorize else "-s"
-        ax.errorbar(
+        # The simulation as points with their 95% intervals, each cell's exact law as a line
+        # of the same colour (dotted: the DP; dashed: the memorized law, where computed).
+        bars = ax.errorbar(
             part["depth"],
             part["p_best"],
             yerr=np.clip(
                 [part["p_best"] - part["ci_low"], part["ci_high"] - part["p_best"]], 0, None
             ),
-            fmt=style,
+            fmt="o" if memorize else "s",
             ms=3,
             capsize=2,
             label=f"level {level} {'memorized' if memorize else 'no memorization'}",
         )
-        if not memorize:
-            ax.plot(part["depth"], part["theory_no_memorization"], "k:", lw=1)
+        ax.plot(
+            part["depth"],
+            part["theory"],
+            "--" if memorize else ":",
+            color=bars.lines[0].get_color(),
+            lw=1,
+        )
     ax.set_xlabel("depth")
     ax.set_ylabel("P(best score)")
-    ax.set_title("Probability of finding the best score (dotted: dynamic programme)")
+    ax.set_title(
+        "Probability of finding the best score (points: simulation, 95% CI)\ndotted: dynamic "
+        "programme, no memorization; dashed: exact memorized law "
+        f"(depths <= {MEMORIZED_THEORY_MAX_DEPTH})",
+        fontsize=10,
+    )
     ax.legend(fontsize=7)
     save_figure(fig, ctx.figures, experiment)
 
@@ -296,16 +397,25 @@ def analyze_best_probability(
             continue
         row = match.iloc[0]
         ours = f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={row.n})"
+        claim = (
+            f"level {paper['level']}, depth {paper['depth']}: P(best score) "
+            f"{'with' if memorize else 'without'} memorization"
+        )
         if not memorize:
             ours += f"; dynamic programme {row.theory_no_memorization:.4f}"
+            verdict = verdict_interval(row.ci_low, row.ci_high, paper[key] - tol, paper[key] + tol)
+        else:
+            verdict, note = exact_verdict(row, paper[key], tol)
+            ours += note
+            if note:
+                claim += " (verdict: the paper's value against the exact one)"
         claims.append(
             Claim(
                 SECTION,
-                f"level {paper['level']}, depth {paper['depth']}: P(best score) "
-                f"{'with' if memorize else 'without'} memorization",
+                claim,
                 f"{paper[key]:.2f}",
                 ours,
-                verdict_interval(row.ci_low, row.ci_high, paper[key] - tol, paper[key] + tol),
+                verdict,
                 rerun_command(ctx.scale, experiment),
             )
         )
@@ -323,6 +433,12 @@ def analyze_best_probability(
                 rerun_command(ctx.scale, experiment),
             )
         )
+    memo = table[table["memorize"].astype(bool)].assign(memorized=True, memorize_from=1)
+    claims += exact_cells_claim(
+        memo,
+        "the exact memorized law predicts P(best score) with memorization (every level memorizes)",
+        rerun_command(ctx.scale, experiment),
+    )
     return claims
 
 
@@ -336,6 +452,7 @@ def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
     for (level, depth, start), group in df.groupby(["level", "depth", "memorize_from"]):
         hits = int((group["score"] == depth).sum())
         low, high = wilson(hits, len(group))
+        exact = exact_best_probability(depth, level, start)
         rows.append(
             {
                 "level": level,
@@ -346,23 +463,26 @@ def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
                 "ci_low": low,
                 "ci_high": high,
                 "theory_no_memorization": float(score_distribution(depth, level)[depth]),
+                "theory": exact,
+                "theory_in_ci": in_interval(low, high, exact),
             }
         )
     table = pd.DataFrame(rows).sort_values(["level", "memorize_from", "depth"])
     save_table(table, ctx.tables, experiment)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (level, start), part in table.groupby(["level", "memorize_from"]):
-        ax.errorbar(
+        bars = ax.errorbar(
             part["depth"],
             part["p_best"],
             yerr=np.clip(
                 [part["p_best"] - part["ci_low"], part["ci_high"] - part["p_best"]], 0, None
             ),
-            fmt="-o",
+            fmt="o",
             ms=3,
             capsize=2,
             label=f"level {level}, levels >= {start} memorize",
         )
+        ax.plot(part["depth"], part["theory"], "--", color=bars.lines[0].get_color(), lw=1)
     for _, part in table.groupby("level"):
         part = part.drop_duplicates("depth")
         ax.plot(part["depth"], part["theory_no_memorization"], "k:", lw=1)
@@ -370,31 +490,43 @@ def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
     ax.plot([paper["depth"]], [paper["with_memorization"]], "r*", ms=10, label="paper")
     ax.set_xlabel("depth")
     ax.set_ylabel("P(best score)")
-    ax.set_title("Which levels memorize (dotted: no memorization, dynamic programme)")
+    ax.set_title(
+        "Which levels memorize (points: simulation, 95% CI)\ndashed: exact memorized law "
+        f"(depths <= {MEMORIZED_THEORY_MAX_DEPTH}); dotted: no memorization, dynamic programme",
+        fontsize=10,
+    )
     ax.legend(fontsize=7)
     save_figure(fig, ctx.figures, experiment)
 
     tol = 0.5 * 10 ** -paper["decimals"]
     claims = []
-    for _, row in table[
+    for row in table[
         (table["level"] == paper["level"]) & (table["depth"] == paper["depth"])
-    ].iterrows():
+    ].itertuples():
+        verdict, note = exact_verdict(row, paper["with_memorization"], tol)
         claims.append(
             Claim(
                 SECTION,
                 f"level {paper['level']}, depth {paper['depth']}: P(best score) with "
-                f"memorization at levels >= {int(row.memorize_from)} only",
+                f"memorization at levels >= {int(row.memorize_from)} only"
+                + (" (verdict: the paper's value against the exact one)" if note else ""),
                 f"{paper['with_memorization']:.2f}",
-                f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={int(row.n)})",
-                verdict_interval(
-                    row.ci_low,
-                    row.ci_high,
-                    paper["with_memorization"] - tol,
-                    paper["with_memorization"] + tol,
-                ),
+                f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={int(row.n)})" + note,
+                verdict,
                 rerun_command(ctx.scale, experiment),
             )
         )
+    claims += exact_cells_claim(
+        table.assign(
+            memorized=[
+                leftmove_memorized.memorizes(int(r.level), int(r.memorize_from))
+                for r in table.itertuples()
+            ]
+        ),
+        "the exact memorized law predicts P(best score) for each reading of memorization "
+        "(memorize_from)",
+        rerun_command(ctx.scale, experiment),
+    )
     return claims
 
 

@@ -6,9 +6,11 @@ and the 78-move record of the Reflexive paper."""
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import REPO
 
 from analysis import leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku
 from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, paper_values
+from nmcs.theory import leftmove_memorized as memorized
 from nmcs.theory.leftmove import score_distribution
 
 # ---------------------------------------------------------------- SameGame, cut level 3
@@ -269,3 +271,145 @@ def test_scaling_claim_reads_the_nested_levels():
     assert claim.verdict == DIFFERS
     (claim,) = morpion_nmcs._scaling_claim(_LeftCtx(left.iloc[:0]), morpion_rows)
     assert claim.verdict == NOT_RUN
+
+
+# ------------------------------------------------------- left move, the exact memorized law
+
+
+class FrameContext:
+    """What the left-move analyses read of a Context: hand-made results by experiment."""
+
+    def __init__(self, frames, folder, scale="paper"):
+        self.frames, self.scale = frames, scale
+        self.figures, self.tables = folder / "figures", folder / "tables"
+
+    def results(self, experiment):
+        return self.frames.get(experiment, pd.DataFrame())
+
+
+def best_rows(depth, level, p_best, n=100_000, **columns):
+    """n searches of one cell, a fraction ``p_best`` of them at the best score."""
+    hits = round(p_best * n)
+    scores = np.r_[np.full(hits, depth), np.full(n - hits, depth - 1)]
+    return pd.DataFrame(dict(level=level, depth=depth, score=scores, **columns))
+
+
+PAPER_LEFTMOVE = paper_values("leftmove")["best_probability"]
+
+
+def paper_range():
+    tol = 0.5 * 10 ** -PAPER_LEFTMOVE["decimals"]
+    value = PAPER_LEFTMOVE["with_memorization"]
+    return value - tol, value + tol
+
+
+def test_memorized_depth9_verdicts_use_the_exact_law(tmp_path):
+    """Simulated values chosen so that our interval alone would give the opposite verdict:
+    memorize_from=1 simulated at the paper's 0.80 (its interval would agree) and
+    memorize_from=2 at 0.78 (its interval would differ). The verdict follows the exact value,
+    the row shows it (from nmcs.theory.leftmove_memorized) and says it is outside our
+    interval."""
+    depth, level = PAPER_LEFTMOVE["depth"], PAPER_LEFTMOVE["level"]
+    low, high = paper_range()
+    simulated = {1: PAPER_LEFTMOVE["with_memorization"], 2: 0.78, 3: 0.6657}
+    frames = {
+        "leftmove_memorize_from": pd.concat(
+            best_rows(depth, level, p, memorize_from=start, memorize=True)
+            for start, p in simulated.items()
+        )
+    }
+    claims = leftmove.analyze_memorize_from(FrameContext(frames, tmp_path))
+    rows = {c.claim: c for c in claims}
+    for start in (1, 2, 3):
+        exact = memorized.best_score_probability(depth, level, start)
+        claim = next(c for name, c in rows.items() if f"at levels >= {start} only" in name)
+        assert f"exact: {exact:.4f} (nmcs.theory.leftmove_memorized)" in claim.ours
+        assert "against the exact one" in claim.claim
+        assert claim.verdict == (AGREES if low <= exact <= high else DIFFERS)
+        # the simulated interval is still shown
+        assert claim.ours.startswith(f"{simulated[start]:.3f} [")
+    assert rows_verdicts(claims) == [DIFFERS, AGREES, DIFFERS]
+    assert all("outside our interval" in c.ours for c in claims[:2])
+    assert "outside our interval" not in claims[2].ours
+    # the per-cell row: the exact law inside the interval of 1 cell of 3
+    per_cell = claims[-1]
+    assert per_cell.claim.startswith("the exact memorized law predicts")
+    assert per_cell.ours.startswith("theory inside the 95% CI in 1 of 3 cells")
+    assert "depths 9-9" in per_cell.ours
+
+
+def rows_verdicts(claims):
+    return [c.verdict for c in claims if "depth 9: P(best score) with memorization" in c.claim]
+
+
+def test_best_probability_memorized_row_and_cells(tmp_path):
+    depth, level = PAPER_LEFTMOVE["depth"], PAPER_LEFTMOVE["level"]
+    exact = memorized.best_score_probability(depth, level, 1)
+    frames = {
+        "leftmove_best_probability": pd.concat(
+            [
+                # simulated at 0.80: the interval alone would agree with the paper
+                best_rows(depth, level, 0.80, memorize=True, memorize_from=1),
+                best_rows(
+                    5, 2, memorized.best_score_probability(5, 2, 1), memorize=True, memorize_from=1
+                ),
+                # deeper than the exact law reaches: not compared
+                best_rows(25, 1, 0.0005, n=2000, memorize=True, memorize_from=1),
+                best_rows(
+                    depth,
+                    level,
+                    score_distribution(depth, level)[depth],
+                    memorize=False,
+                    memorize_from=1,
+                ),
+            ]
+        )
+    }
+    claims = leftmove.analyze_best_probability(FrameContext(frames, tmp_path))
+    with_memo = next(
+        c for c in claims if c.claim.startswith("level 3, depth 9: P(best score) with memorization")
+    )
+    assert f"exact: {exact:.4f} (nmcs.theory.leftmove_memorized)" in with_memo.ours
+    assert with_memo.verdict == DIFFERS  # 0.8123 is outside [0.795, 0.805]
+    per_cell = next(c for c in claims if c.claim.startswith("the exact memorized law predicts"))
+    assert per_cell.ours.startswith("theory inside the 95% CI in 1 of 2 cells")
+    assert "depths 5-9" in per_cell.ours and "1 deeper cells not compared" in per_cell.ours
+    table = pd.read_csv(tmp_path / "tables" / "leftmove_best_probability.csv")
+    deep = table[table["depth"] == 25].iloc[0]
+    assert np.isnan(deep["theory_memorized"]) and np.isnan(deep["theory"])
+    assert (tmp_path / "figures" / "leftmove_best_probability.png").stat().st_size > 0
+
+
+def test_exact_best_probability_covers_the_feasible_depths():
+    assert leftmove.exact_best_probability(9, 3, 2) == memorized.best_score_probability(9, 3, 2)
+    assert leftmove.exact_best_probability(60, 3, None) == score_distribution(60, 3)[60]
+    assert leftmove.exact_best_probability(60, 3, 4) == score_distribution(60, 3)[60]
+    assert np.isnan(leftmove.exact_best_probability(leftmove.MEMORIZED_THEORY_MAX_DEPTH + 1, 3, 1))
+    # Without an exact value the verdict falls back on our interval.
+    row = pd.Series(dict(ci_low=0.797, ci_high=0.803, theory=float("nan"), theory_in_ci=None))
+    assert leftmove.exact_verdict(row, 0.80, 0.005) == (AGREES, "")
+
+
+def test_the_committed_report_shows_the_exact_memorized_values():
+    """results/paper/REPRODUCTION.md: each memorized depth-9 level-3 row names the exact
+    P(best) of nmcs.theory.leftmove_memorized, and its verdict is the exact value's."""
+    report = REPO / "results" / "paper" / "REPRODUCTION.md"
+    if not report.exists():
+        pytest.skip("no published paper-scale report in this checkout")
+    low, high = paper_range()
+    depth, level = PAPER_LEFTMOVE["depth"], PAPER_LEFTMOVE["level"]
+    lines = report.read_text().splitlines()
+    rows = [line for line in lines if line.startswith(f"| level {level}, depth {depth}: P(best")]
+    rows = [line for line in rows if "P(best score) with memorization" in line]
+    # "with memorization" (leftmove_best_probability: every level memorizes), then one row per
+    # memorize_from of leftmove_memorize_from
+    readings = [
+        next((k for k in (1, 2, 3) if f"at levels >= {k} only" in line), 1) for line in rows
+    ]
+    assert sorted(readings) == [1, 1, 2, 3]
+    for start, line in zip(readings, rows, strict=True):
+        exact = memorized.best_score_probability(depth, level, start)
+        assert f"exact: {exact:.4f} (nmcs.theory.leftmove_memorized)" in line
+        assert line.endswith(f"| {AGREES if low <= exact <= high else DIFFERS} |")
+    cells = [line for line in lines if "exact memorized law predicts" in line]
+    assert len(cells) == 2 and all("depths 1-20" in line for line in cells)
