@@ -171,5 +171,5 @@ def test_memorize_from_matches_an_independent_plain_python_search(memorize_from)
 
 
 def test_memorize_from_is_checked():
-    with pytest.raises(ValueError, match="memorize_from = 0: must be from 1 to 6"):
+    with pytest.raises(ValueError, match="memorize_from = 0: must be an integer from 1 to 6"):
         search_batch("leftmove", leftmove.make_state(5), search_seeds(0, 0, 1), memorize_from=0)

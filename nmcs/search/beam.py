@@ -104,7 +104,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
         nbeam = np.zeros(n_levels, np.int64)
         return bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam
 
-    @njit
+    @njit(inline="always")  # a compiled layer less above every playout (compile time)
     def sample(state, level, widths, rng, ws, seq, stats):
         n = playout(state, rng, seq, True)
         stats[PLAYOUTS] += 1
