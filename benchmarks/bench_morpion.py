@@ -17,15 +17,14 @@ import argparse
 import json
 import os
 import platform
-import tempfile
 import time
-from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
+from picture_timing import time_pictures  # noqa: E402 - benchmarks/ is on sys.path
 
 from nmcs.core.rng import new_rng  # noqa: E402
 from nmcs.games import morpion as mp  # noqa: E402
@@ -60,22 +59,6 @@ def measure(state0, seconds, seed):
     return done / elapsed, done / cpu, total / done
 
 
-def time_pictures(state0, seed, repeats=3):
-    """Seconds (wall, CPU) of the pictures a cell draws of its best game (the game's
-    ``save_game`` hook) for one random playout from ``state0``: the first call, which also
-    imports the drawing code as a cell does, and the best of ``repeats`` more."""
-    moves = np.empty(mp.max_moves(state0) + 1, np.int32)
-    n = mp.playout(state0.copy(), new_rng(seed), moves, True)
-    times = []
-    with tempfile.TemporaryDirectory() as folder:
-        for _ in range(1 + repeats):
-            t0, c0 = time.perf_counter(), time.process_time()
-            mp.save_game(state0, moves[:n], Path(folder) / "best_game")
-            times.append((time.perf_counter() - t0, time.process_time() - c0))
-    best = min(t[0] for t in times[1:]), min(t[1] for t in times[1:])
-    return dict(moves=int(n), first=times[0], best=best)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per cell")
@@ -107,7 +90,7 @@ def main(argv=None):
             )
         )
         print(f"{variant:>7} {policy:>8} {wall:>11,.0f} {cpu:>11,.0f} {length:>6.1f}")
-    pictures = time_pictures(mp.make_state(variant="5D"), args.seed)
+    pictures = time_pictures(mp, mp.make_state(variant="5D"), args.seed)
     print(
         f"pictures of a {pictures['moves']}-move 5D game (best_game.png, .svg and .psol): "
         f"{pictures['first'][0]:.3f} s the first time, then {pictures['best'][0]:.3f} s "

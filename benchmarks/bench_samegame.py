@@ -13,15 +13,14 @@ import argparse
 import json
 import os
 import platform
-import tempfile
 import time
-from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
+from picture_timing import time_pictures  # noqa: E402 - benchmarks/ is on sys.path
 
 from nmcs.core.rng import new_rng  # noqa: E402
 from nmcs.games import samegame as sg  # noqa: E402
@@ -60,22 +59,6 @@ def measure(state0, seconds, seed):
         n = min(n * 2, max(64, int(done / elapsed * 0.25)))
     cpu = time.thread_time() - c0
     return done / elapsed, done / cpu, total_moves / done, total_score / done
-
-
-def time_pictures(state0, seed, repeats=3):
-    """Seconds (wall, CPU) of the pictures a cell draws of its best game (the game's
-    ``save_game`` hook) for one random playout from ``state0``: the first call, which also
-    imports the drawing code as a cell does, and the best of ``repeats`` more."""
-    moves = np.empty(sg.max_moves(state0) + 1, np.int32)
-    n = sg.playout(state0.copy(), new_rng(seed), moves, True)
-    times = []
-    with tempfile.TemporaryDirectory() as folder:
-        for _ in range(1 + repeats):
-            t0, c0 = time.perf_counter(), time.process_time()
-            sg.save_game(state0, moves[:n], Path(folder) / "best_game")
-            times.append((time.perf_counter() - t0, time.process_time() - c0))
-    best = min(t[0] for t in times[1:]), min(t[1] for t in times[1:])
-    return dict(moves=int(n), first=times[0], best=best)
 
 
 def main(argv=None):
@@ -131,7 +114,7 @@ def main(argv=None):
             f"{'all':>8} {policy:>7} {summary[policy]['wall']:>11,.0f} "
             f"{summary[policy]['cpu']:>10,.0f}   (harmonic means over {len(wall)} positions)"
         )
-    pictures = time_pictures(sg.make_state(3), args.seed)
+    pictures = time_pictures(sg, sg.make_state(3), args.seed)
     print(
         f"pictures of a {pictures['moves']}-move game on position 3 (best_game.png strip and "
         f".gif): {pictures['first'][0]:.3f} s the first time, then {pictures['best'][0]:.3f} s "
