@@ -105,7 +105,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
         return bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam
 
     @njit(inline="always")  # a compiled layer less above every playout (compile time)
-    def sample(state, level, widths, rng, ws, seq, stats):
+    def sample(state, widths, rng, ws, seq, stats):
         n = playout(state, rng, seq, True)
         stats[PLAYOUTS] += 1
         stats[PLAYOUT_MOVES] += n
@@ -171,10 +171,10 @@ def build_beam(game, levels: int = MAX_LEVEL):
         return kept, ties
 
     def make_level(lower, k):
-        @njit
-        def level_k(state, level, widths, rng, ws, seq, stats):
-            if level < k:
-                return lower(state, level, widths, rng, ws, seq, stats)
+        # Level 1 is inlined where it is called (level 2, the dispatch): one compiled layer less
+        # above the playouts, which each layer optimises and emits again (compile time).
+        @njit(inline="always" if k == 1 else "never")
+        def level_k(state, widths, rng, ws, seq, stats):
             bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
             width = widths[k - 1]
             target = target_score(state)
@@ -197,7 +197,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
                     for i in range(n):
                         copy_into(child[k], bstate[k, cur, b])
                         play(child[k], legal[k, i])
-                        length = lower(child[k], k - 1, widths, rng, ws, cbuf[k], stats)
+                        length = lower(child[k], widths, rng, ws, cbuf[k], stats)
                         s = score(child[k])
                         if s >= target:
                             # A lower search reached the game's target score: that game is
@@ -302,11 +302,26 @@ def build_beam(game, levels: int = MAX_LEVEL):
         nbeam[k] = n_new
         return nxt
 
+    def make_dispatch(lower_dispatch, search, k):
+        @njit(inline="always")
+        def dispatch(state, level, widths, rng, ws, seq, stats):
+            if level < k:
+                return lower_dispatch(state, level, widths, rng, ws, seq, stats)
+            return search(state, widths, rng, ws, seq, stats)
+
+        return dispatch
+
+    @njit(inline="always")
+    def dispatch0(state, level, widths, rng, ws, seq, stats):
+        return sample(state, widths, rng, ws, seq, stats)
+
     search = sample
+    beam = dispatch0
     for k in range(1, levels + 1):
         search = make_level(search, k)
+        beam = make_dispatch(beam, search, k)
 
-    return new_workspace, search
+    return new_workspace, beam
 
 
 # ---------------------------------------------------------------- registry records

@@ -8,7 +8,7 @@ algorithm's search on the game's kernels (``nmcs.search.engine.build_search``) f
 ``levels`` and runs a block of searches in a module-level ``@njit(cache=True, nogil=True)``
 function, imports it and returns that function (``nmcs.search.engine.run_searches`` runs one
 block per thread). A pair never run is never compiled, nor are the levels above a run's
-(``engine.compiled_levels``: 1, 3 or 6); a triple run before loads from the cache in a new
+(``engine.compiled_levels``: 1, 2, 3 or 6); a triple run before loads from the cache in a new
 process. Threads started from Python rather than numba's ``parallel=True`` loop: the parallel
 loop cost 3 s of compilation per entry point for the same speed.
 
