@@ -1,4 +1,4 @@
-"""Match cells through run.py (nmcs.harness.matches) and their analysis (analysis/twoplayer.py):
+"""Match cells through run.py (nmcs.harness.match_cell) and their analysis (analysis/twoplayer.py):
 the quick paper experiments end to end, resume after a kill, rows that do not depend on the
 number of workers, one-line errors for bad configs."""
 
