@@ -48,6 +48,33 @@ def state_copier(game):
     return copy_state
 
 
+def level_dispatch(searches):
+    """One jitted ``search(state, level, a, b, c, d, e)`` over per-level searches
+    ``searches[k](state, a, b, c, d, e)`` (k = 0: one playout), for the searches whose levels
+    are functions of their own (nested, beam). Each test is inlined (``inline="always"``), so
+    the dispatch is no compiled layer of its own between the entry point and the playouts."""
+
+    def over(lower, search, k):
+        @njit(inline="always")
+        def dispatch(state, level, a, b, c, d, e):
+            if level < k:
+                return lower(state, level, a, b, c, d, e)
+            return search(state, a, b, c, d, e)
+
+        return dispatch
+
+    base = searches[0]
+
+    @njit(inline="always")
+    def dispatch0(state, level, a, b, c, d, e):
+        return base(state, a, b, c, d, e)
+
+    dispatch = dispatch0
+    for k in range(1, len(searches)):
+        dispatch = over(dispatch, searches[k], k)
+    return dispatch
+
+
 @njit(cache=True)
 def start_clock():
     clock = np.empty(4)

@@ -67,6 +67,7 @@ from nmcs.search.anytime import (
     RestartWorkspace,
     build_restarts,
     copy_into,
+    level_dispatch,
     target_score_kernel,
 )
 from nmcs.search.nested import MAX_LEVEL
@@ -302,24 +303,10 @@ def build_beam(game, levels: int = MAX_LEVEL):
         nbeam[k] = n_new
         return nxt
 
-    def make_dispatch(lower_dispatch, search, k):
-        @njit(inline="always")
-        def dispatch(state, level, widths, rng, ws, seq, stats):
-            if level < k:
-                return lower_dispatch(state, level, widths, rng, ws, seq, stats)
-            return search(state, widths, rng, ws, seq, stats)
-
-        return dispatch
-
-    @njit(inline="always")
-    def dispatch0(state, level, widths, rng, ws, seq, stats):
-        return sample(state, widths, rng, ws, seq, stats)
-
-    search = sample
-    beam = dispatch0
+    searches = [sample]
     for k in range(1, levels + 1):
-        search = make_level(search, k)
-        beam = make_dispatch(beam, search, k)
+        searches.append(make_level(searches[-1], k))
+    beam = level_dispatch(searches)
 
     return new_workspace, beam
 

@@ -76,6 +76,7 @@ from nmcs.search.anytime import (
     PLAYOUTS,
     RestartWorkspace,
     build_restarts,
+    level_dispatch,
     start_clock,
     state_copier,
     target_score_kernel,
@@ -342,24 +343,10 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
 
         return level_k
 
-    def make_dispatch(lower_dispatch, search, k):
-        @njit(inline="always")
-        def dispatch(state, level, memorize, target, rng, ws, seq):
-            if level < k:
-                return lower_dispatch(state, level, memorize, target, rng, ws, seq)
-            return search(state, memorize, target, rng, ws, seq)
-
-        return dispatch
-
-    @njit(inline="always")
-    def dispatch0(state, level, memorize, target, rng, ws, seq):
-        return sample(state, memorize, target, rng, ws, seq)
-
-    search = level1
-    nested = make_dispatch(dispatch0, level1, 1)
+    searches = [sample, level1]
     for k in range(2, levels + 1):
-        search = make_level(search, k)
-        nested = make_dispatch(nested, search, k)
+        searches.append(make_level(searches[-1], k))
+    nested = level_dispatch(searches)
 
     return new_workspace, nested
 
