@@ -22,6 +22,7 @@ from analysis.common import (
     welch_diff,
     wilson,
 )
+from nmcs.harness.summary import pooled_bins
 from nmcs.theory import leftmove_memorized
 from nmcs.theory.leftmove import score_distribution
 
@@ -106,23 +107,6 @@ def exact_verdict(row, paper_value, tol):
         note += ", outside our interval"
     verdict = verdict_interval(row.theory, row.theory, paper_value - tol, paper_value + tol)
     return verdict, note
-
-
-def pooled_bins(expected, minimum=5.0):
-    """Groups of consecutive scores whose expected counts reach ``minimum`` (tails pooled)."""
-    groups, current, total = [], [], 0.0
-    for s, e in enumerate(expected):
-        current.append(s)
-        total += e
-        if total >= minimum:
-            groups.append(current)
-            current, total = [], 0.0
-    if current:
-        if groups:
-            groups[-1].extend(current)
-        else:
-            groups.append(current)
-    return groups
 
 
 def goodness_of_fit(scores, depth, level):

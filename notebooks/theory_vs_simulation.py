@@ -36,6 +36,7 @@ from scipy import stats
 
 from nmcs.games.leftmove import make_state
 from nmcs.harness.batch import search_batch, search_seeds
+from nmcs.harness.summary import pooled_bins
 from nmcs.theory import leftmove_memorized
 from nmcs.theory.leftmove import best_score_probability, score_distribution
 
@@ -122,20 +123,10 @@ n_memo = N  # as many as the paper's 100,000 at paper scale
 
 
 def chi_square(counts, law, minimum=5.0):
-    """Pearson's chi-square of observed counts against a law, low-count scores pooled."""
+    """Pearson's chi-square of observed counts against a law, low-count scores pooled as the
+    report pools them (``nmcs.harness.summary.pooled_bins``)."""
     expected = law * counts.sum()
-    groups, current, total = [], [], 0.0
-    for s, e in enumerate(expected):
-        current.append(s)
-        total += e
-        if total >= minimum:
-            groups.append(current)
-            current, total = [], 0.0
-    if current:
-        if groups:
-            groups[-1].extend(current)
-        else:
-            groups.append(current)
+    groups = pooled_bins(expected, minimum)
     o = np.array([counts[g].sum() for g in groups], float)
     e = np.array([expected[g].sum() for g in groups])
     chi2 = float(((o - e) ** 2 / e).sum())

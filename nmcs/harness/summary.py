@@ -39,6 +39,23 @@ def mean_ci(values, confidence: float = 0.95) -> tuple[float, float]:
     return mean, float(half)
 
 
+def pooled_bins(expected, minimum=5.0):
+    """Groups of consecutive scores whose expected counts reach ``minimum`` (tails pooled)."""
+    groups, current, total = [], [], 0.0
+    for s, e in enumerate(expected):
+        current.append(s)
+        total += e
+        if total >= minimum:
+            groups.append(current)
+            current, total = [], 0.0
+    if current:
+        if groups:
+            groups[-1].extend(current)
+        else:
+            groups.append(current)
+    return groups
+
+
 def summarize(results: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: n, mean score and the half-width of its 95% CI, best, mean playouts
     and seconds. ``results`` must hold each (cell, search) once (``nmcs.harness.results``)."""
