@@ -177,9 +177,7 @@ def preflight(argv: Sequence[str]) -> None:
                 OmegaConf.to_container(cfg, resolve=True)
                 checked = validate(cfg)
                 first_cells.setdefault(checked.compile_key(), checked)
-                parallel = getattr(checked, "parallel", None)  # search cells only
-                if parallel is not None and parallel.address is not None:
-                    addresses[str(parallel.address)] = None
+                addresses.update(dict.fromkeys(checked.schedulers()))
             # A Dask scheduler must answer now, not after the cell's folder is made.
             for address in addresses:
                 check_scheduler(address)

@@ -114,6 +114,10 @@ class MatchCell:
         """One compiled two-player search serves every game and player."""
         return ("matches",)
 
+    def schedulers(self) -> tuple[str, ...]:
+        """Matches run on this machine's threads: no scheduler to reach."""
+        return ()
+
     def warm_up(self) -> None:
         """Load (or compile) the two-player kernels once, in the parent process, before cells
         run: a match with one playout or one millisecond a move, whichever comes first (one

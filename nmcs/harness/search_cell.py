@@ -145,6 +145,13 @@ class SearchCell:
         """Cells with the same key share one compiled entry point."""
         return ("searches", self.game.name, self.algo.name, self.settings.level)
 
+    def schedulers(self) -> tuple[str, ...]:
+        """The Dask scheduler the cell's searches need (``parallel.address``), if any: the
+        preflight checks that it answers before any folder is made."""
+        if self.parallel.backend == "dask" and self.parallel.address is not None:
+            return (str(self.parallel.address),)
+        return ()
+
     def warm_up(self) -> None:
         """Compile (or load) the cell's entry point, running nothing: done in the parent before
         a parallel launch, so that jobs find it in the cache instead of compiling at once."""
