@@ -204,6 +204,15 @@ class SearchCell:
         """The best game of the cell as text (``best_game.txt``) and, for games that can draw
         themselves (the record's ``save_game``), as pictures and game files next to it."""
         best = results.loc[results["score"].idxmax()]
+        if best["moves"] is None:
+            # A search restored from a published folder (python -m analysis.restore): its moves
+            # were not kept, and the published best game stands unless a new search beats it.
+            if (out_dir / "best_game.txt").exists():
+                return
+            replayable = results[results["moves"].notna()]
+            if replayable.empty:
+                return
+            best = replayable.loc[replayable["score"].idxmax()]
         moves = np.asarray(best["moves"], dtype=np.int32)
         text = (
             f"game {self.game.name}, score {best['score']}, {len(moves)} moves, search "
