@@ -9,33 +9,79 @@ import pytest
 
 from analysis.independent.beam_search import beam_search as independent_beam_search
 from nmcs.games import game_module
+from nmcs.games import registry as games_registry
 from nmcs.harness.batch import search_batch, search_seeds
 
 
-def run_beam(name, state0, seeds, level, widths):
+def run_beam(name, state0, seeds, level, widths, **rules):
     """One beam search per seed: (score, moves, playouts) each."""
-    res = search_batch(name, state0, seeds, algo="beam", level=level, beam=list(widths))
+    res = search_batch(name, state0, seeds, algo="beam", level=level, beam=list(widths), **rules)
     return list(zip(res.score.tolist(), res.moves, res.playouts.tolist(), strict=True))
 
 
-@pytest.mark.parametrize(
-    "name,options,level,n",
-    [
-        ("leftmove", {"depth": 20}, 1, 40),
-        ("leftmove", {"depth": 12}, 3, 20),
-        ("samegame", {"instance": None, "width": 7, "height": 7, "colors": 3}, 2, 6),
-        ("morpion", {}, 1, 4),
-    ],
-)
-def test_width_one_is_nested_search_with_memorization(name, options, level, n):
+GAMES_AT_WIDTH_ONE = [
+    ("leftmove", {"depth": 20}, 1, 40),
+    ("leftmove", {"depth": 12}, 3, 20),
+    ("samegame", {"instance": None, "width": 7, "height": 7, "colors": 3}, 2, 6),
+    ("morpion", {}, 1, 4),
+]
+
+
+@pytest.mark.parametrize("merge", [False, True])
+@pytest.mark.parametrize("name,options,level,n", GAMES_AT_WIDTH_ONE)
+def test_width_one_is_nested_search_with_memorization(name, options, level, n, merge):
+    """Also with merge_duplicates: a beam of one position holds no duplicate."""
     state0 = game_module(name).make_state(**options)
     seeds = search_seeds(11, 0, n)
     nested = search_batch(name, state0, seeds, level=level, memorize=True, workers=1)
-    beam = run_beam(name, state0, seeds, level, [1] * level)
+    beam = run_beam(name, state0, seeds, level, [1] * level, merge_duplicates=merge)
     for i, (score, moves, playouts) in enumerate(beam):
         assert score == nested.score[i]
         assert np.array_equal(moves, nested.moves[i])
         assert playouts == nested.playouts[i]
+
+
+def nested_first_found(kernels, state, level, rng, moves_out):
+    """Nested search with memorization in plain Python over the game's kernels, drawing from
+    the same generator: a child replaces the best game only with a strictly better score, so
+    the first found wins a tie and no tie takes a draw. Plays its game on ``state``; returns
+    (moves, playouts)."""
+    if level == 0:
+        n = kernels.playout(state, rng, moves_out, True)
+        return [int(m) for m in moves_out[:n]], 1
+    legal = np.empty(kernels.max_branching(state), np.int32)
+    played, best, best_score, playouts = [], [], None, 0
+    while True:
+        n = kernels.legal_moves(state, legal)
+        if n == 0:
+            return played, playouts
+        for move in legal[:n].copy():
+            child = state.copy()
+            kernels.play(child, move)
+            game, count = nested_first_found(kernels, child, level - 1, rng, moves_out)
+            playouts += count
+            if best_score is None or kernels.score(child) > best_score:
+                best_score, best = kernels.score(child), [int(move), *game]
+        move = best.pop(0)
+        kernels.play(state, move)
+        played.append(move)
+
+
+@pytest.mark.parametrize("name,options,level,n", GAMES_AT_WIDTH_ONE)
+def test_width_one_with_first_found_ties_is_nested_search_taking_the_first(name, options, level, n):
+    from nmcs.core.rng import new_rng
+
+    game = game_module(name)
+    kernels = games_registry.game(name).kernels
+    state0 = game.make_state(**options)
+    seeds = search_seeds(12, 0, min(n, 5))
+    beam = run_beam(name, state0, seeds, level, [1] * level, ties="first")
+    moves_out = np.empty(kernels.max_moves(state0) + 1, np.int32)
+    for seed, (score, moves, playouts) in zip(seeds, beam, strict=True):
+        state = state0.copy()
+        expected, count = nested_first_found(kernels, state, level, new_rng(seed), moves_out)
+        assert moves.tolist() == expected
+        assert score == kernels.score(state) and playouts == count
 
 
 def two_sample_z(a, b):
@@ -64,6 +110,48 @@ def test_wide_beams_match_an_independent_implementation(level, widths):
         s for s, _, _ in run_beam("leftmove", state0, search_seeds(5, 0, 4000), level, [1] * level)
     ]
     assert np.mean(ours_best) > np.mean([s == depth for s in narrow]) + 0.1
+
+
+@pytest.mark.parametrize(
+    "level,widths,rules",
+    [
+        (1, [4], {"ties": "first"}),
+        (1, [4], {"merge_duplicates": True}),
+        (2, [2, 2], {"ties": "first", "merge_duplicates": True}),
+    ],
+)
+def test_the_tie_and_duplicate_rules_match_the_independent_implementation(level, widths, rules):
+    """Depth 9, as for the default rules; merging duplicates changes P(best) by far here (the
+    left move has few positions per depth), which shows the option reaches the kernel."""
+    depth, n_engine, n_python = 9, 12_000, 4_000
+    state0 = game_module("leftmove").make_state(depth=depth)
+    seeds = search_seeds(7, 0, n_engine)
+    ours = [s for s, _, _ in run_beam("leftmove", state0, seeds, level, widths, **rules)]
+    rng = random.Random(10 + level)
+    ties, merge = rules.get("ties", "random"), rules.get("merge_duplicates", False)
+    theirs = [
+        sum(independent_beam_search(rng, depth, [], level, widths, ties, merge))
+        for _ in range(n_python)
+    ]
+    assert two_sample_z([s == depth for s in ours], [s == depth for s in theirs]) < 3.3
+    assert two_sample_z(ours, theirs) < 3.3
+    if merge:
+        plain = [s for s, _, _ in run_beam("leftmove", state0, seeds, level, widths)]
+        assert two_sample_z([s == depth for s in ours], [s == depth for s in plain]) > 5
+
+
+@pytest.mark.parametrize(
+    "rules,message",
+    [
+        ({"ties": "last"}, "algo.ties = 'last': must be one of random, first"),
+        ({"ties": 1}, "algo.ties = 1: must be one of random, first"),
+        ({"merge_duplicates": "no"}, "algo.merge_duplicates = 'no': must be true or false"),
+    ],
+)
+def test_a_rule_that_is_not_allowed_is_refused_by_name(rules, message):
+    state0 = game_module("leftmove").make_state(depth=5)
+    with pytest.raises(ValueError, match=message):
+        run_beam("leftmove", state0, search_seeds(0, 0, 1), 1, [2], **rules)
 
 
 def test_the_returned_game_is_complete_and_scores_as_played():
@@ -189,7 +277,8 @@ def test_parallel_beam_search_on_dask_equals_in_process():
 def test_quick_mcbs_experiments_fill_their_table_figure_and_claims(tmp_path):
     from helpers import run_quick_experiments
 
-    out = run_quick_experiments(tmp_path, ["mcbs_table1", "mcbs_fig5", "mcbs_record"])
+    experiments = ["mcbs_table1", "mcbs_table1_ties_first", "mcbs_table1_merge"]
+    out = run_quick_experiments(tmp_path, [*experiments, "mcbs_fig5", "mcbs_record"])
     table = (out / "tables" / "quick" / "mcbs_table1.csv").read_text()
     assert table.count("\n") == 4  # header + the three quick cells
     assert (out / "figures" / "quick" / "mcbs_table1.png").exists()
@@ -197,6 +286,11 @@ def test_quick_mcbs_experiments_fill_their_table_figure_and_claims(tmp_path):
     report = (out / "REPRODUCTION.md").read_text()
     assert "| Table 1: level 2, s1 = 1, s2 = 1: mean score | 66.66 |" in report
     assert "Fig 5: at 163 s a level-1 beam of 16 scores more than NMCS" in report
+    # Each reading of Table 1 has its row (quick: three cells of the default, two of each other).
+    for reading in ("default (random ties", "first-found ties", "duplicates merged"):
+        assert f"Table 1, the cells with a beam of 2 and (1, 1), reading: {reading}" in report
+    readings = (out / "tables" / "quick" / "mcbs_table1_readings.csv").read_text()
+    assert readings.count("\n") == 1 + 3 + 2 + 2
     # The record configuration saves its best games as pictures and Pentasol files.
     cells = sorted((out / "quick" / "mcbs_record").glob("*/best_game.psol"))
     assert len(cells) == 2
@@ -222,3 +316,31 @@ def test_time_curves_end_at_the_budget_when_it_is_off_the_doubling_grid():
     assert grid[-2] == pytest.approx(81.92) and grid[-1] == 163.0
     assert list(curves[(1, True)][:, -1]) == [75, 64]
     assert list(curves[(1, True)][:, -2]) == [60, 64]
+
+
+def test_the_rules_at_their_defaults_leave_published_cells_as_they_were():
+    """algo.ties and algo.merge_duplicates came after Table 1 was published: at their defaults
+    a cell keeps its hash (so the published runs resume), with another value it is a new cell."""
+    import gzip
+    import json
+
+    from hydra import compose, initialize_config_dir
+
+    from helpers import REPO
+    from nmcs.harness.cli import CONFIG_DIR, register
+    from nmcs.harness.runner import cell_hash, cell_identity
+
+    path = REPO / "results" / "paper" / "mcbs_table1" / "cells.jsonl.gz"
+    if not path.exists():
+        pytest.skip("Table 1 not published")
+    published = {
+        line["cell_dir"]: line["cell"]
+        for line in map(json.loads, gzip.decompress(path.read_bytes()).decode().splitlines())
+    }
+    register()
+    base = ["experiment=mcbs_table1", "scale=paper", "algo.beam=[1,2]"]
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        default = cell_hash(cell_identity(compose("config", overrides=base)))
+        first = cell_hash(cell_identity(compose("config", overrides=[*base, "algo.ties=first"])))
+    assert default == published["algo.beam=[1,2]"]
+    assert first != default

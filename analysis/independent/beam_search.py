@@ -10,6 +10,13 @@ them. Ties: a memorized position beats a child; children of equal score are orde
 memorized positions keep the previous beam's order. The start position, which has no game yet,
 is not kept. The search stops when no beam position has a move left.
 
+The two readings of what the paper leaves open (``algo.ties``, ``algo.merge_duplicates``):
+``ties="first"`` orders equal children as they were generated (beam order, then left before
+right) instead of at random; ``merge=True`` treats the next beam as a set of positions, a
+position being what the game can tell apart (depth and number of left moves; the move list is
+only how it was reached): going down the ranking, an entry whose position is already in the
+next beam is skipped.
+
     python -m analysis.independent.beam_search --depth 9 --level 2 --widths 2 2 --searches 20000
 """
 
@@ -21,7 +28,7 @@ def random_game(rng, remaining):
     return [rng.getrandbits(1) for _ in range(remaining)]
 
 
-def beam_search(rng, depth, played, level, widths):
+def beam_search(rng, depth, played, level, widths, ties="random", merge=False):
     """The best game (a full move list from the root) found by a level-``level`` search from
     the position ``played``."""
     if level == 0:
@@ -38,12 +45,22 @@ def beam_search(rng, depth, played, level, widths):
             if len(position) < depth:
                 for move in (1, 0):
                     child = position + [move]
-                    children.append((child, beam_search(rng, depth, child, level - 1, widths)))
-        rng.shuffle(children)  # equal children in random order
+                    game = beam_search(rng, depth, child, level - 1, widths, ties, merge)
+                    children.append((child, game))
+        if ties == "random":
+            rng.shuffle(children)  # equal children in random order
         ranked = [(-sum(g), 0, i, (p, g)) for i, (p, g) in enumerate(memorized)]
         ranked += [(-sum(g), 1, i, (p, g)) for i, (p, g) in enumerate(children)]
         ranked.sort(key=lambda r: r[:3])  # best first; memorized before children on ties
-        beam = [entry for *_, entry in ranked[:width]]
+        beam, seen = [], set()
+        for *_, (position, game) in ranked:
+            key = (len(position), sum(position))
+            if merge and key in seen:
+                continue
+            seen.add(key)
+            beam.append((position, game))
+            if len(beam) == width:
+                break
     best = max(beam, key=lambda e: sum(e[1]) if e[1] is not None else -1)
     return best[1] if best[1] is not None else best[0]
 
@@ -55,10 +72,13 @@ def main(argv=None):
     parser.add_argument("--widths", type=int, nargs="+", default=[2, 2])
     parser.add_argument("--searches", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ties", choices=("random", "first"), default="random")
+    parser.add_argument("--merge", action="store_true")
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     hits = sum(
-        sum(beam_search(rng, args.depth, [], args.level, args.widths)) == args.depth
+        sum(beam_search(rng, args.depth, [], args.level, args.widths, args.ties, args.merge))
+        == args.depth
         for _ in range(args.searches)
     )
     print(

@@ -36,6 +36,11 @@ IDENTITY_COLUMNS = ("cell", "search")
 ADDED_KEYS = {"memorize_from": 1, "stop_at_target": True}
 # Result columns added later, with the value rows written before them had.
 ADDED_COLUMNS = {**ADDED_KEYS, "parallel_backend": "none"}
+# Algorithm options (``algo.<key>``) added after results were published, per algorithm, with the
+# value of the old behaviour: at that value they stay out of a cell's identity, and readers fill
+# them into the ``algo_<key>`` column of older rows of that algorithm.
+_BEAM_RULES = {"ties": "random", "merge_duplicates": False}
+ADDED_ALGO_OPTIONS = {"beam": _BEAM_RULES, "iterative_beam": _BEAM_RULES}
 
 
 ALGO_PREFIX = "algo_"
@@ -94,6 +99,7 @@ def with_algo_columns(df: pd.DataFrame, keys: Iterable[str] | None = None) -> pd
     parsed = {text: parse_algo_options(text) for text in df[ALGO_OPTIONS].dropna().unique()}
     found = list(dict.fromkeys(k for options in parsed.values() for k in options))
     wanted = found if keys is None else [k for k in keys if k in found]
+    df = with_added_algo_options(df, keys)
     if not wanted:
         return df
     df = df.copy()
@@ -107,6 +113,40 @@ def with_algo_columns(df: pd.DataFrame, keys: Iterable[str] | None = None) -> pd
         if has_value is not None:
             values = df[column].astype(object).where(has_value, values)
         df[column] = _typed(values)
+    return df
+
+
+def without_added_defaults(algo: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` (by config key) without the added options at their old-behaviour value:
+    what a cell's identity and its ``algo_options`` string hold, so that both stay as they
+    were written before the option existed."""
+    added = ADDED_ALGO_OPTIONS.get(algo, {})
+    return {k: v for k, v in options.items() if not (k in added and v == added[k])}
+
+
+def with_added_algo_options(df: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.DataFrame:
+    """``df`` with the options of ``ADDED_ALGO_OPTIONS`` filled, at their old-behaviour value,
+    into the rows of their algorithm written before the option existed (``keys``: only
+    these options)."""
+    if "algo" not in df.columns:
+        return df
+    keys = None if keys is None else set(keys)
+    present = set(df["algo"].dropna().unique())
+    for algo, added in ADDED_ALGO_OPTIONS.items():
+        if algo not in present:
+            continue
+        rows = df["algo"] == algo
+        for key, value in added.items():
+            if keys is not None and key not in keys:
+                continue
+            column = ALGO_PREFIX + key
+            if column in df.columns and _has_value(df.loc[rows, column]).all():
+                continue
+            if column not in df.columns:
+                df = df.assign(**{column: pd.Series([None] * len(df), df.index, dtype=object)})
+            missing = rows & ~_has_value(df[column])
+            df[column] = df[column].astype(object)
+            df.loc[missing, column] = value
     return df
 
 

@@ -44,7 +44,7 @@ from nmcs.harness.batch import (
 )
 from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_options
-from nmcs.harness.results import ADDED_KEYS
+from nmcs.harness.results import ADDED_KEYS, without_added_defaults
 from nmcs.harness.schema import Config
 from nmcs.search import registry as algorithms
 from nmcs.search.registry import Algorithm, Settings
@@ -74,6 +74,8 @@ def search_identity(cfg: DictConfig) -> dict[str, Any]:
     for key in MATCH_ONLY_KEYS:
         if identity.get(key, 0) is None:
             del identity[key]
+    if isinstance(identity.get("algo"), dict):
+        identity["algo"] = without_added_defaults(identity["algo"]["name"], identity["algo"])
     budget = identity.get("budget")
     if isinstance(budget, dict) and budget.get("ms", 0) is None:
         identity["budget"] = {k: v for k, v in budget.items() if k != "ms"}
@@ -236,7 +238,9 @@ class SearchCell:
                 "game_options": self.game_options_string,
                 **{k: v for k, v in self.game_options.items() if k != "instance"},
                 "algo": self.algo.name,
-                "algo_options": algo_options_string(self.api_options),
+                "algo_options": algo_options_string(
+                    without_added_defaults(self.algo.name, self.api_options)
+                ),
                 **{
                     k: [v] * n if isinstance(v, list) else v for k, v in self.option_columns.items()
                 },

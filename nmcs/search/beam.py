@@ -7,11 +7,12 @@
 - algo=iterative_beam: beam searches repeated from the same position until a budget of seconds
   and/or playouts is spent, keeping the best game and an anytime trace (for the time figures;
   the restart loop is ``nmcs.search.anytime.build_restarts``, shared with iterative NMCS);
-- ``beam(state, level, widths, rng, ws, seq, stats)``: a beam search of ``level`` from
-  ``state``; level l >= 1 keeps a beam of at most ``widths[l - 1]`` positions, level 0 is one
-  playout. It plays the best game found on ``state`` in place, writes its moves into ``seq`` and
-  returns their number (the same contract as ``nmcs.search.nested``). ``stats`` counts
-  playouts and playout moves.
+- ``beam(state, level, spec, rng, ws, seq, stats)``: a beam search of ``level`` from
+  ``state``; level l >= 1 keeps a beam of at most ``spec[l - 1]`` positions, level 0 is one
+  playout; ``spec[TIES]`` and ``spec[MERGE]`` hold the tie and duplicate rules (``beam_spec``).
+  It plays the best game found on ``state`` in place, writes its moves into ``seq`` and returns
+  their number (the same contract as ``nmcs.search.nested``). ``stats`` counts playouts and
+  playout moves.
 
 One step of a level-l search (the paper's loop body)::
 
@@ -19,22 +20,30 @@ One step of a level-l search (the paper's loop body)::
                   b advanced by the next move of its best game    (memorization; b is kept
                                                                    as it is if it is terminal)
                 + for each legal move m of b: b+m searched at level l-1 (a playout at level 1)
-    beam      = the best widths[l-1] of the next beam, by the score of their best game
+    beam      = the best spec[l-1] of the next beam, by the score of their best game
 
 and the search stops when no position of the beam has a legal move (the paper's
 ``beam = nextBeam``). The best game of the final beam is the result.
 
-Choices where the paper is silent (documented in ``docs/beam.md``):
-- ties between children are broken uniformly at random by reservoir sampling at the boundary
-  of the kept set: with ``t`` children seen at the lowest kept score, of which ``k`` are kept, a
-  new one replaces one of those ``k`` when ``below(t) < k``. With a width of 1 this is exactly
-  nested search's rule (one draw per tie), so a beam of width 1 at every level plays the same
-  games as ``nmcs.search.nested`` with memorization, move for move, from the same seed;
+Choices where the paper is silent (documented in ``docs/beam.md``), the defaults first:
+- ties between children (``algo.ties=random``) are broken uniformly at random by reservoir
+  sampling at the boundary of the kept set: with ``t`` children seen at the lowest kept score,
+  of which ``k`` are kept, a new one replaces one of those ``k`` when ``below(t) < k``. With a
+  width of 1 this is exactly nested search's rule (one draw per tie), so a beam of width 1 at
+  every level plays the same games as ``nmcs.search.nested`` with memorization, move for move,
+  from the same seed.
+  ``algo.ties=first``: the child found first (beam order, then move-generation order) wins a
+  tie, with no draw;
 - a memorized position wins a tie against a child (the pseudo-code replaces the best
   sequence only by a strictly better one), and earlier beam positions win ties among
   memorized ones;
 - the start position, which has no game yet, is not kept; the same position may sit twice in a
-  beam (memorized and as a child), as in the paper, which does not merge them;
+  beam (memorized and as a child; ``algo.merge_duplicates=false``), as the pseudo-code's
+  loops produce. ``algo.merge_duplicates=true`` reads Algorithm 2's ``nextBeam`` as a set: a
+  position reached twice is kept once, with its better game (a memorized one on equal scores,
+  else the first found). Positions are compared on the game's ``POSITION_SIZE`` leading state
+  words (default: the whole state; Morpion leaves out its history-ordered move list), first by
+  a 64-bit hash, then word by word;
 - a game may declare ``target_score``: the first game that reaches it is returned at once, as
   nested search does.
 
@@ -44,10 +53,12 @@ children of the step::
 
     bstate  [L, 2, W, S]  positions of the beam
     bseq    [L, 2, W, M]  best game of each position, from the search's start (prefix included)
-    binfo   [L, 2, W, 3]  POS (moves played to reach the position), LEN (of bseq), SCORE
+    binfo   [L, 2, W, 4]  POS (moves played to reach the position), LEN (of bseq), SCORE, HASH
+                          (of the position; with merge_duplicates)
     cseq    [L, W, M]     kept children: their lower search's game, from the child position
-    cinfo   [L, W, 4]     PARENT (beam index), MOVE, LEN, SCORE
-    child   [L, S]        the position handed to the lower search
+    cinfo   [L, W, 6]     PARENT (beam index), MOVE, LEN, SCORE, ORDER (found in the step),
+                          CHASH (of the child position; with merge_duplicates)
+    child   [L, S]        the position handed to the lower search (then a scratch position)
     cbuf    [L, M]        the lower search's game
     legal   [L, B]        legal moves of a beam position
     nbeam   int64[L]      current beam size per level
@@ -73,8 +84,13 @@ from nmcs.search.anytime import (
 from nmcs.search.nested import MAX_LEVEL
 from nmcs.search.registry import Algorithm, Settings, register
 
-POS, LEN, SCORE = 0, 1, 2
-PARENT, MOVE, CLEN, CSCORE = 0, 1, 2, 3
+POS, LEN, SCORE, HASH = 0, 1, 2, 3
+PARENT, MOVE, CLEN, CSCORE, ORDER, CHASH = 0, 1, 2, 3, 4, 5
+# The search's spec (int64[SPEC_SIZE]): the beam sizes of levels 1..MAX_LEVEL, then the rules.
+TIES, MERGE = MAX_LEVEL, MAX_LEVEL + 1
+SPEC_SIZE = MAX_LEVEL + 2
+TIE_RULES = ("random", "first")  # spec[TIES] is the index
+FNV_PRIME = 0x100000001B3
 
 
 def build_beam(game, levels: int = MAX_LEVEL):
@@ -87,18 +103,39 @@ def build_beam(game, levels: int = MAX_LEVEL):
     max_moves = game.max_moves
     max_branching = game.max_branching
     target_score = target_score_kernel(game)
+    position_size = getattr(game, "POSITION_SIZE", 0)  # 0: the whole state
+
+    @njit
+    def position_words(state):
+        return position_size if position_size > 0 else state.shape[0]
+
+    @njit
+    def position_hash(state):
+        h = np.int64(-3750763034362895579)  # FNV-1a offset basis (as int64)
+        for j in range(position_words(state)):
+            h = (h ^ state[j]) * FNV_PRIME
+        return h
+
+    @njit
+    def same_position(a, b):
+        for j in range(position_words(a)):
+            if a[j] != b[j]:
+                return False
+        return True
 
     @njit
     def new_workspace(state0, width):
         n_levels = MAX_LEVEL + 1
-        w = max(1, width)
+        # At least 2: merging duplicates compares a position with a kept child's, rebuilt in
+        # a free slot of the next beam.
+        w = max(2, width)
         m = max_moves(state0) + 1
         s = state0.shape[0]
         bstate = np.empty((n_levels, 2, w, s), state0.dtype)
         bseq = np.empty((n_levels, 2, w, m), np.int32)
-        binfo = np.zeros((n_levels, 2, w, 3), np.int64)
+        binfo = np.zeros((n_levels, 2, w, 4), np.int64)
         cseq = np.empty((n_levels, w, m), np.int32)
-        cinfo = np.zeros((n_levels, w, 4), np.int64)
+        cinfo = np.zeros((n_levels, w, 6), np.int64)
         child = np.empty((n_levels, s), state0.dtype)
         cbuf = np.empty((n_levels, m), np.int32)
         legal = np.empty((n_levels, max_branching(state0)), np.int32)
@@ -106,7 +143,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
         return bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam
 
     @njit(inline="always")  # a compiled layer less above every playout (compile time)
-    def sample(state, widths, rng, ws, seq, stats):
+    def sample(state, spec, rng, ws, seq, stats):
         n = playout(state, rng, seq, True)
         stats[PLAYOUTS] += 1
         stats[PLAYOUT_MOVES] += n
@@ -135,23 +172,63 @@ def build_beam(game, levels: int = MAX_LEVEL):
         return -1
 
     @njit
-    def keep_child(k, ws, rng, kept, width, ties, parent, move, length, s):
+    def last_found_at(cinfo, kept, value):
+        """The index of the kept child of score ``value`` found last in the step."""
+        last = -1
+        for j in range(kept):
+            if cinfo[j, CSCORE] == value and (last < 0 or cinfo[j, ORDER] > cinfo[last, ORDER]):
+                last = j
+        return last
+
+    @njit
+    def kept_duplicate(k, ws, cur, kept, parent, move, h):
+        """The kept child at the same position as ``parent`` + ``move`` (hash ``h``), or -1.
+        Both positions are rebuilt for the comparison, in ``child[k]`` and in a slot of the
+        next beam, which is free until the step ends."""
+        bstate, _, _, _, cinfo, child, _, _, _ = ws
+        rebuilt = False
+        for j in range(kept):
+            if cinfo[k, j, CHASH] != h:
+                continue
+            if not rebuilt:
+                copy_into(child[k], bstate[k, cur, parent])
+                play(child[k], move)
+                rebuilt = True
+            other = bstate[k, 1 - cur, 0]
+            copy_into(other, bstate[k, cur, cinfo[k, j, PARENT]])
+            play(other, cinfo[k, j, MOVE])
+            if same_position(child[k], other):
+                return j
+        return -1
+
+    @njit
+    def keep_child(k, ws, rng, cur, kept, width, ties, parent, move, length, s, order, h, spec):
         """Offer a child (its game is in ``cbuf[k]``) to the kept set of the step, the best
         ``width`` children so far; ``ties`` counts the children seen at the lowest kept score
-        once the set is full. Returns the new (kept, ties)."""
+        once the set is full (random ties). Returns the new (kept, ties)."""
         _, _, _, cseq, cinfo, _, cbuf, _, _ = ws
+        first = spec[TIES] == 1
         slot = -1
-        if kept < width:
+        same = kept_duplicate(k, ws, cur, kept, parent, move, h) if spec[MERGE] != 0 else -1
+        if same >= 0:
+            # A position already kept: one entry, with the better game (the first on ties).
+            if s > cinfo[k, same, CSCORE]:
+                slot = same
+                ties = 0  # the boundary may move: recounted below
+        elif kept < width:
             slot = kept
             kept += 1
         else:
             low, n_low = boundary(cinfo[k], kept)
             if s > low:
-                # Evict one of the lowest, uniformly (no draw for a single one).
-                slot = nth_at(cinfo[k], kept, low, below(rng, n_low) if n_low > 1 else 0)
+                if first:
+                    slot = last_found_at(cinfo[k], kept, low)  # the first found stay
+                else:
+                    # Evict one of the lowest, uniformly (no draw for a single one).
+                    slot = nth_at(cinfo[k], kept, low, below(rng, n_low) if n_low > 1 else 0)
                 if n_low == 1:
                     ties = 0  # the boundary moves up: recounted below
-            elif s == low:
+            elif s == low and not first:
                 # Reservoir sampling among the ties: the n_low kept are a uniform subset of
                 # the ``ties`` seen; width 1 gives nested search's one draw per tie.
                 ties += 1
@@ -163,6 +240,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
             cinfo[k, slot, MOVE] = move
             cinfo[k, slot, CLEN] = length
             cinfo[k, slot, CSCORE] = s
+            if slot != same:
+                cinfo[k, slot, ORDER] = order
+                cinfo[k, slot, CHASH] = h
             for j in range(length):
                 cseq[k, slot, j] = cbuf[k, j]
         if kept == width and ties == 0:
@@ -175,9 +255,10 @@ def build_beam(game, levels: int = MAX_LEVEL):
         # Level 1 is inlined where it is called (level 2, the dispatch): one compiled layer less
         # above the playouts, which each layer optimises and emits again (compile time).
         @njit(inline="always" if k == 1 else "never")
-        def level_k(state, widths, rng, ws, seq, stats):
+        def level_k(state, spec, rng, ws, seq, stats):
             bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
-            width = widths[k - 1]
+            width = spec[k - 1]
+            merge = spec[MERGE] != 0
             target = target_score(state)
             cur = 0
             # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
@@ -189,6 +270,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
             while True:
                 kept = 0
                 ties = 0
+                order = 0
                 moving = False
                 for b in range(nbeam[k]):
                     pos = binfo[k, cur, b, POS]
@@ -198,7 +280,8 @@ def build_beam(game, levels: int = MAX_LEVEL):
                     for i in range(n):
                         copy_into(child[k], bstate[k, cur, b])
                         play(child[k], legal[k, i])
-                        length = lower(child[k], widths, rng, ws, cbuf[k], stats)
+                        h = position_hash(child[k]) if merge else 0
+                        length = lower(child[k], spec, rng, ws, cbuf[k], stats)
                         s = score(child[k])
                         if s >= target:
                             # A lower search reached the game's target score: that game is
@@ -212,11 +295,25 @@ def build_beam(game, levels: int = MAX_LEVEL):
                                 play(state, seq[j])
                             return pos + 1 + length
                         kept, ties = keep_child(
-                            k, ws, rng, kept, width, ties, b, legal[k, i], length, s
+                            k,
+                            ws,
+                            rng,
+                            cur,
+                            kept,
+                            width,
+                            ties,
+                            b,
+                            legal[k, i],
+                            length,
+                            s,
+                            order,
+                            h,
+                            spec,
                         )
+                        order += 1
                 if not moving:
                     break
-                cur = advance(k, ws, rng, cur, kept, width)
+                cur = advance(k, ws, rng, cur, kept, width, spec)
             # The best game of the final beam (earlier positions win ties).
             best = 0
             for b in range(1, nbeam[k]):
@@ -231,10 +328,13 @@ def build_beam(game, levels: int = MAX_LEVEL):
         return level_k
 
     @njit
-    def advance(k, ws, rng, cur, kept, width):
+    def advance(k, ws, rng, cur, kept, width, spec):
         """Build the next beam (into buffer 1 - cur) from the memorized positions and the kept
-        children: the best ``width`` of them, memorized ones first on ties. Returns 1 - cur."""
+        children: the best ``width`` of them, memorized ones first on ties (each position once
+        with merge_duplicates). Returns 1 - cur."""
         bstate, bseq, binfo, cseq, cinfo, _, _, _, nbeam = ws
+        first = spec[TIES] == 1
+        merge = spec[MERGE] != 0
         nxt = 1 - cur
         n_old = nbeam[k]
         used_old = np.zeros(n_old, np.bool_)
@@ -248,7 +348,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
                     if bo < 0 or binfo[k, cur, b, SCORE] > binfo[k, cur, bo, SCORE]:
                         bo = b
             # ... against the best remaining child, uniformly among equal ones (a draw only
-            # when several tie, so a width of 1 never draws here).
+            # when several tie, so a width of 1 never draws here), or the first found.
             bc = -1
             n_eq = 0
             for c in range(kept):
@@ -258,7 +358,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
                         n_eq = 1
                     elif cinfo[k, c, CSCORE] == cinfo[k, bc, CSCORE]:
                         n_eq += 1
-            if n_eq > 1:
+                        if first and cinfo[k, c, ORDER] < cinfo[k, bc, ORDER]:
+                            bc = c
+            if n_eq > 1 and not first:
                 pick = below(rng, n_eq)
                 for c in range(kept):
                     if not used_child[c] and cinfo[k, c, CSCORE] == cinfo[k, bc, CSCORE]:
@@ -299,6 +401,18 @@ def build_beam(game, levels: int = MAX_LEVEL):
                 binfo[k, nxt, n_new, POS] = pos
                 binfo[k, nxt, n_new, LEN] = length
                 binfo[k, nxt, n_new, SCORE] = binfo[k, cur, bo, SCORE]
+            if merge:
+                # Candidates come best first, so a position already in the next beam holds
+                # the better game (or the memorized one): this slot is reused.
+                h = position_hash(dst_state)
+                binfo[k, nxt, n_new, HASH] = h
+                duplicate = False
+                for j in range(n_new):
+                    if binfo[k, nxt, j, HASH] == h and same_position(bstate[k, nxt, j], dst_state):
+                        duplicate = True
+                        break
+                if duplicate:
+                    continue
             n_new += 1
         nbeam[k] = n_new
         return nxt
@@ -319,12 +433,12 @@ MAX_WIDTH = 1 << 16
 
 class BeamParams(NamedTuple):
     level: int
-    widths: np.ndarray  # int64[MAX_LEVEL]: widths[l - 1] is the beam of level l
+    spec: np.ndarray  # int64[SPEC_SIZE]: spec[l - 1] is the beam of level l; the rules (beam_spec)
 
 
 class IterativeBeamParams(NamedTuple):
     level: int
-    widths: np.ndarray
+    spec: np.ndarray
     max_seconds: float  # 0: no limit of that kind
     max_playouts: int
 
@@ -348,39 +462,64 @@ def beam_widths(level: int, beam) -> list[int]:
     return sizes + [1] * (MAX_LEVEL - len(sizes))
 
 
+def check_rules(ties, merge_duplicates) -> None:
+    """ValueError naming ``algo.ties`` or ``algo.merge_duplicates`` if one is not allowed."""
+    if not isinstance(ties, str) or ties not in TIE_RULES:
+        raise ValueError(f"algo.ties = {ties!r}: must be one of {', '.join(TIE_RULES)}")
+    if not isinstance(merge_duplicates, bool | np.bool_):
+        raise ValueError(
+            f"algo.merge_duplicates = {merge_duplicates!r}: must be true or false (a boolean)"
+        )
+
+
+def beam_spec(level: int, options) -> np.ndarray:
+    """The kernel's spec of a search: the beam sizes (``beam_widths``), then the tie rule
+    (index in ``TIE_RULES``) and the duplicate rule (0/1)."""
+    check_rules(options.ties, options.merge_duplicates)
+    rules = [TIE_RULES.index(options.ties), int(bool(options.merge_duplicates))]
+    return np.array(beam_widths(level, options.beam) + rules, np.int64)
+
+
 @dataclass
 class BeamConfig:
     """``algo=beam``: Monte-Carlo Beam Search of ``level`` with beams ``beam`` = [s1, ..., sL]
-    (one value: the same at every level); all 1 = nested search with memorization."""
+    (one value: the same at every level); all 1 = nested search with memorization. ``ties``:
+    children of equal score ordered at ``random`` or ``first`` found; ``merge_duplicates``: a
+    position reached twice in the next beam is kept once (docs/beam.md)."""
 
     name: str = "beam"
     beam: list[int] = field(default_factory=lambda: [1])
+    ties: str = "random"
+    merge_duplicates: bool = False
 
     def check(self, settings: Settings) -> None:
         beam_widths(settings.level, self.beam)
+        check_rules(self.ties, self.merge_duplicates)
 
 
 @dataclass
 class IterativeBeamConfig:
-    """``algo=iterative_beam``: beam searches repeated until ``budget.*`` is spent."""
+    """``algo=iterative_beam``: beam searches repeated until ``budget.*`` is spent (the same
+    options as ``algo=beam``)."""
 
     name: str = "iterative_beam"
     beam: list[int] = field(default_factory=lambda: [1])
+    ties: str = "random"
+    merge_duplicates: bool = False
 
     def check(self, settings: Settings) -> None:
         beam_widths(settings.level, self.beam)
+        check_rules(self.ties, self.merge_duplicates)
 
 
 def beam_params(options, settings, kernels, state0):
-    return BeamParams(
-        int(settings.level), np.array(beam_widths(settings.level, options.beam), np.int64)
-    )
+    return BeamParams(int(settings.level), beam_spec(settings.level, options))
 
 
 def iterative_beam_params(options, settings, kernels, state0):
     return IterativeBeamParams(
         int(settings.level),
-        np.array(beam_widths(settings.level, options.beam), np.int64),
+        beam_spec(settings.level, options),
         float(settings.max_seconds),
         int(settings.max_playouts),
     )
@@ -394,7 +533,7 @@ def _new_workspace(new_beam_workspace):
     def new_workspace(state0, params, stats):
         width = 1
         for k in range(max(params.level, 1)):
-            width = max(width, params.widths[k])
+            width = max(width, params.spec[k])
         kernel_ws = new_beam_workspace(state0, width)
         seq_len = kernel_ws[6].shape[1]  # cbuf: max moves + 1
         scratch_seq = np.empty(seq_len, np.int32)
@@ -409,7 +548,7 @@ def build_beam_search(game, levels: int):
 
     @njit
     def run(state, params, rng, ws, seq, trace):
-        return beam(state, params.level, params.widths, rng, ws.inner, seq, ws.stats), 0
+        return beam(state, params.level, params.spec, rng, ws.inner, seq, ws.stats), 0
 
     return _new_workspace(new_beam_workspace), run
 
@@ -427,7 +566,7 @@ def build_iterative_beam_search(game, levels: int):
 
     @njit
     def once(state, params, rng, ws, seq):
-        return beam(state, params.level, params.widths, rng, ws.inner, seq, ws.stats), False
+        return beam(state, params.level, params.spec, rng, ws.inner, seq, ws.stats), False
 
     return _new_workspace(new_beam_workspace), build_restarts(game, begin, once)
 

@@ -108,6 +108,9 @@ DOTS = 16
 MARKS = DOTS + N_WORDS
 CAND = MARKS + N_WORDS
 MAX_BRANCHING = (180, 288)
+# The position is the header and the two planes; the list of legal moves after them is the same
+# set for the same position, but in an order that depends on how it was reached.
+POSITION_SIZE = CAND
 SLACK = 20  # room for the windows one move adds (at most 4 directions x 5) beyond CAP
 MAX_MOVES = (141, 705)
 RANDOM, MOBILITY = 0, 1
