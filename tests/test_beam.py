@@ -324,9 +324,9 @@ def test_the_rules_at_their_defaults_leave_published_cells_as_they_were():
     import gzip
     import json
 
+    from helpers import REPO
     from hydra import compose, initialize_config_dir
 
-    from helpers import REPO
     from nmcs.harness.cli import CONFIG_DIR, register
     from nmcs.harness.runner import cell_hash, cell_identity
 
