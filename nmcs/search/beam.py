@@ -58,7 +58,9 @@ children of the step::
     cseq    [L, W, M]     kept children: their lower search's game, from the child position
     cinfo   [L, W, 6]     PARENT (beam index), MOVE, LEN, SCORE, ORDER (found in the step),
                           CHASH (of the child position; with merge_duplicates)
-    child   [L, S]        the position handed to the lower search (then a scratch position)
+    child   [L, 2, S]     [0]: the position handed to the lower search; [1]: a copy of it
+                          (with merge_duplicates; a kept child's position is kept in its slot
+                          of the next beam's bstate, free until the step ends)
     cbuf    [L, M]        the lower search's game
     legal   [L, B]        legal moves of a beam position
     nbeam   int64[L]      current beam size per level
@@ -105,7 +107,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
     target_score = target_score_kernel(game)
     position_size = getattr(game, "POSITION_SIZE", 0)  # 0: the whole state
 
-    @njit
+    @njit(inline="always")
     def position_words(state):
         return position_size if position_size > 0 else state.shape[0]
 
@@ -126,9 +128,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
     @njit
     def new_workspace(state0, width):
         n_levels = MAX_LEVEL + 1
-        # At least 2: merging duplicates compares a position with a kept child's, rebuilt in
-        # a free slot of the next beam.
-        w = max(2, width)
+        w = max(1, width)
         m = max_moves(state0) + 1
         s = state0.shape[0]
         bstate = np.empty((n_levels, 2, w, s), state0.dtype)
@@ -136,7 +136,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
         binfo = np.zeros((n_levels, 2, w, 4), np.int64)
         cseq = np.empty((n_levels, w, m), np.int32)
         cinfo = np.zeros((n_levels, w, 6), np.int64)
-        child = np.empty((n_levels, s), state0.dtype)
+        child = np.empty((n_levels, 2, s), state0.dtype)
         cbuf = np.empty((n_levels, m), np.int32)
         legal = np.empty((n_levels, max_branching(state0)), np.int32)
         nbeam = np.zeros(n_levels, np.int64)
@@ -181,35 +181,22 @@ def build_beam(game, levels: int = MAX_LEVEL):
         return last
 
     @njit
-    def kept_duplicate(k, ws, cur, kept, parent, move, h):
-        """The kept child at the same position as ``parent`` + ``move`` (hash ``h``), or -1.
-        Both positions are rebuilt for the comparison, in ``child[k]`` and in a slot of the
-        next beam, which is free until the step ends."""
-        bstate, _, _, _, cinfo, child, _, _, _ = ws
-        rebuilt = False
-        for j in range(kept):
-            if cinfo[k, j, CHASH] != h:
-                continue
-            if not rebuilt:
-                copy_into(child[k], bstate[k, cur, parent])
-                play(child[k], move)
-                rebuilt = True
-            other = bstate[k, 1 - cur, 0]
-            copy_into(other, bstate[k, cur, cinfo[k, j, PARENT]])
-            play(other, cinfo[k, j, MOVE])
-            if same_position(child[k], other):
-                return j
-        return -1
-
-    @njit
     def keep_child(k, ws, rng, cur, kept, width, ties, parent, move, length, s, order, h, spec):
         """Offer a child (its game is in ``cbuf[k]``) to the kept set of the step, the best
         ``width`` children so far; ``ties`` counts the children seen at the lowest kept score
         once the set is full (random ties). Returns the new (kept, ties)."""
-        _, _, _, cseq, cinfo, _, cbuf, _, _ = ws
+        bstate, _, _, cseq, cinfo, child, cbuf, _, _ = ws
         first = spec[TIES] == 1
+        merge = spec[MERGE] != 0
         slot = -1
-        same = kept_duplicate(k, ws, cur, kept, parent, move, h) if spec[MERGE] != 0 else -1
+        same = -1
+        if merge:
+            # The kept child at the same position, if any: its position waits in its slot of
+            # the next beam, this one's in child[k, 1].
+            for j in range(kept):
+                if cinfo[k, j, CHASH] == h and same_position(child[k, 1], bstate[k, 1 - cur, j]):
+                    same = j
+                    break
         if same >= 0:
             # A position already kept: one entry, with the better game (the first on ties).
             if s > cinfo[k, same, CSCORE]:
@@ -243,6 +230,8 @@ def build_beam(game, levels: int = MAX_LEVEL):
             if slot != same:
                 cinfo[k, slot, ORDER] = order
                 cinfo[k, slot, CHASH] = h
+                if merge:
+                    copy_into(bstate[k, 1 - cur, slot], child[k, 1])
             for j in range(length):
                 cseq[k, slot, j] = cbuf[k, j]
         if kept == width and ties == 0:
@@ -278,11 +267,14 @@ def build_beam(game, levels: int = MAX_LEVEL):
                     if n > 0:
                         moving = True
                     for i in range(n):
-                        copy_into(child[k], bstate[k, cur, b])
-                        play(child[k], legal[k, i])
-                        h = position_hash(child[k]) if merge else 0
-                        length = lower(child[k], spec, rng, ws, cbuf[k], stats)
-                        s = score(child[k])
+                        copy_into(child[k, 0], bstate[k, cur, b])
+                        play(child[k, 0], legal[k, i])
+                        h = 0
+                        if merge:
+                            h = position_hash(child[k, 0])
+                            copy_into(child[k, 1], child[k, 0])
+                        length = lower(child[k, 0], spec, rng, ws, cbuf[k], stats)
+                        s = score(child[k, 0])
                         if s >= target:
                             # A lower search reached the game's target score: that game is
                             # the answer.
