@@ -125,6 +125,7 @@ def test_pod_and_cow_save_playout_moves_and_keep_the_fast_win():
                 kw.get("pod", False),
                 kw.get("cow", False),
                 stats,
+                players.NO_LIMIT,
             )
             if not kw.get("cow"):
                 assert P.move_name(s, m) in {"a2", "b2"}
@@ -219,3 +220,26 @@ def test_win_rate_and_its_interval():
     assert win_rate([{"outcome_a": 0}])[0] == 0.5
     with pytest.raises(ValueError, match="no matches"):
         win_rate([])
+
+
+def test_pruning_on_depth_reaches_the_inner_level():
+    # An NMC(1) playout bounded at one move past the start (as NMC(2)+POD bounds its inner
+    # playouts by the shallowest win found so far) plays one step; that step's random playouts
+    # start at the bound, so with POD each one stops at once and plays no move. Before the fix
+    # they ran to the end of the game (the step used only its own win depth).
+    import numpy as np
+
+    from nmcs.games.twoplayer.layout import PLY
+    from nmcs.search.twoplayer import players
+
+    s = P.make_state("breakthrough")
+    for pod, stops_at_once in ((True, True), (False, False)):
+        ws = players.new_workspace(s, 1, 1)
+        stats = np.zeros(2, dtype=np.int64)
+        rng = np.array([3], dtype=np.uint64)
+        state = s.copy()
+        limit = np.int32(s[PLY] + 1)
+        done = players.nmc1(state, rng, ws[9], ws[10], limit, True, pod, False, stats, 0.0)
+        assert not done and state[PLY] == limit  # one step played, then the bound stopped it
+        assert stats[players.S_PLAYOUTS] == len(P.legal_move_list(s))
+        assert (stats[players.S_MOVES] == 0) == stops_at_once, stats

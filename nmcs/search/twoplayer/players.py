@@ -111,9 +111,11 @@ def random_playout(state, rng, legal, ply_limit, stats):
 
 
 @njit(cache=True)
-def step1(state, rng, legal, child, discount, pod, cow, stats):
+def step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit):
     """The move NMC(1) plays in ``state`` (not over): one random playout per legal move
-    (buffers ``legal[0..1]``, ``child[1]``)."""
+    (buffers ``legal[0..1]``, ``child[1]``). With POD no random playout runs past
+    ``ply_limit`` (the bound of the NMC(1) playout this step belongs to) nor past the
+    shallowest win found at this step."""
     moves = legal[1]
     buf = child[1]
     n = legal_moves(state, moves)
@@ -125,7 +127,7 @@ def step1(state, rng, legal, child, discount, pod, cow, stats):
     for j in range(n):
         _copy(buf, state)
         play(buf, moves[j])
-        lim = win_ply if pod else NO_LIMIT
+        lim = min(win_ply, ply_limit) if pod else NO_LIMIT
         if not random_playout(buf, rng, legal[0], lim, stats):
             continue  # pruned on depth: it could not beat the best win
         v = _value(buf, p, discount)
@@ -146,7 +148,7 @@ def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadlin
     while state[WINNER] == ONGOING:
         if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
             return False
-        play(state, step1(state, rng, legal, child, discount, pod, cow, stats))
+        play(state, step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit))
     return True
 
 
@@ -473,7 +475,7 @@ def nested_choice(
     rng = np.array([seed], dtype=np.uint64)
     stats = np.zeros(2, dtype=np.int64)
     if level == 1:
-        move = step1(state.copy(), rng, legal, child, discount, pod, cow, stats)
+        move = step1(state.copy(), rng, legal, child, discount, pod, cow, stats, NO_LIMIT)
     else:
         move = step2(state.copy(), rng, legal, child, discount, pod, cow, stats, 0.0)
     return int(move), int(stats[S_PLAYOUTS])
