@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's nmcs, also where another one is installed
 PLAYOUTS = ("twoplayer_paper_playouts", "twoplayer_paper_playouts_misere")
 TIME = ("twoplayer_paper_time", "twoplayer_paper_time_misere")
 # Matches per cell: the reduced table's, and the quick pipeline check's.

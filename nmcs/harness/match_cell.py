@@ -65,7 +65,7 @@ IDENTITY_KEYS = ("experiment_name", "game", "player_a", "player_b", "budget", "s
 # Keys added inside ``game``/``player_a``/``player_b`` after match cells were published, with
 # the value that keeps the old behaviour: at that value they stay out of the identity, so the
 # cells written before them keep their hash and resume.
-ADDED_MATCH_KEYS = {
+ADDED_MATCH_KEYS: dict[str, dict[str, Any]] = {
     "game": {"size": None},
     "player_a": ADDED_PLAYER_FIELDS,
     "player_b": ADDED_PLAYER_FIELDS,
