@@ -154,15 +154,18 @@ def test_a_folder_of_another_pairing_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "arg,expected",
     [
-        ("game.bogus=1", "unknown key 'game.bogus' (allowed: cols, misere, name, rows)"),
+        ("game.bogus=1", "unknown key 'game.bogus' (allowed: cols, misere, name, rows, size)"),
         ("game.rows=3", "breakthrough: game.rows must be between 4 and 19, got 3"),
         ("game=domineering game.cols=30", "domineering: game.cols must be between 2 and 19"),
         ("game.misere=perhaps", "game.misere: Value 'perhaps' is not a valid bool"),
         ("player_a=nmc3", "player_a: unknown option 'nmc3' (allowed: mcs, nmc1_cow"),
         ("player_a.level=3", "player_a: player level must be 0, 1 or 2, got 3"),
         ("player_b.cow=true", "player_b: discount, pod and cow apply to nested playouts"),
-        ("player_a.speed=2", "unknown key 'player_a.speed' (allowed: c, cow, discount, level"),
-        ("player_a.c=-1", "player_a: player c must be >= 0"),
+        (
+            "player_a.speed=2",
+            "unknown key 'player_a.speed' (allowed: backup, c, cow, discount, level",
+        ),
+        ("player_a.c=-1", "player_a: player c must be a finite number >= 0"),
         ("n_matches=0", "n_matches = 0: must be at least 1"),
         ("budget.playouts=null", "a two-player game needs budget.playouts and/or budget.ms"),
         ("budget.ms=0", "budget.ms = 0.0: must be > 0"),
