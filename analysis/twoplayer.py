@@ -292,6 +292,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
     claims: list[Claim] = []
 
     def claim(text: str, paper_text: str, ours: str, verdict: str) -> None:
+        ours = "-" if verdict == NOT_RUN else ours
         claims.append(Claim(SECTION, f"{where}, {text}", paper_text, ours, verdict, cmd))
 
     # 1. NMC(1)+COW is the best nested setting in 8 of the 9 versions.
