@@ -23,7 +23,9 @@ How the paper's text is read here (see docs/twoplayer.md):
   at depth T > d counts -1/T > -1/d); the order of results is the same as with depths counted
   from the current position (faster wins, slower losses first);
 - the tree search (UCT) backs up the undiscounted outcome of its playouts, 1 / 0.5 / 0 for a
-  win / draw / loss of the player who made the move into each node; UCB1 with c = 0.4 by
+  win / draw / loss of the player who made the move into each node (``backup="discounted"``:
+  (1 + v/T) / 2, the playout's discounted value; ``solver=True``: MCTS-Solver's proofs, see
+  ``_prove``, steer the selection and the move played; issue 21); UCB1 with c = 0.4 by
   default, one node added per simulation, untried moves first (in a random order), the move
   played is the most visited root move (ties: the better mean, then the first);
 - the budget per move is counted in random (level-0) playouts, those inside nested playouts
