@@ -86,14 +86,16 @@ def load(ctx, experiments) -> pd.DataFrame:
 def cell_table(df: pd.DataFrame, budget: str) -> pd.DataFrame:
     """One row per (version, setting, budget): n, A's win rate, its Wilson 95% interval."""
     rows = []
-    for (version, setting, b), group in df.groupby(["version", "player_a", budget], sort=False):
+    df = df.assign(board=[f"{r}x{c}" for r, c in zip(df["rows"], df["cols"], strict=True)])
+    keys = ["version", "board", "player_a", budget]
+    for (version, board, setting, b), group in df.groupby(keys, sort=False):
         n = len(group)
         wins = float(((group["outcome_a"] + 1) / 2).sum())
         low, high = wilson(wins, n)
         rows.append(
             {
                 "version": version,
-                "board": f"{group['rows'].iloc[0]}x{group['cols'].iloc[0]}",
+                "board": board,
                 "setting": setting,
                 budget: b,
                 "n": n,
@@ -113,7 +115,7 @@ def cell_table(df: pd.DataFrame, budget: str) -> pd.DataFrame:
     rank = {s: i for i, s in enumerate(SETTINGS)}
     table["_v"] = table["version"].map(order).fillna(99)
     table["_s"] = table["setting"].map(rank).fillna(99)
-    table = table.sort_values(["_v", "_s", budget]).drop(columns=["_v", "_s"])
+    table = table.sort_values(["_v", "board", "_s", budget]).drop(columns=["_v", "_s"])
     return table.reset_index(drop=True)
 
 
@@ -121,8 +123,15 @@ def wide_table(table: pd.DataFrame, budget: str, unit: str) -> pd.DataFrame:
     """The paper's layout: a row per (version, setting), a column per budget, 'rate [lo, hi]'."""
     budgets = sorted(table[budget].unique())
     out = []
-    for (version, setting), group in table.groupby(["version", "setting"], sort=False):
-        row = {"version": version, "setting": setting, "n": int(group["n"].min())}
+    for (version, board, setting), group in table.groupby(
+        ["version", "board", "setting"], sort=False
+    ):
+        row = {
+            "version": version,
+            "board": board,
+            "setting": setting,
+            "n": int(group["n"].min()),
+        }
         by_budget = group.set_index(budget)
         for b in budgets:
             if b in by_budget.index:
@@ -138,8 +147,12 @@ def wide_table(table: pd.DataFrame, budget: str, unit: str) -> pd.DataFrame:
 
 def figure(ctx, table: pd.DataFrame, budget: str, xlabel: str, stem: str, title: str) -> None:
     """Win rate against the budget, a panel per version, a line per setting."""
-    versions = [version_name(*v) for v in VERSIONS if version_name(*v) in set(table["version"])]
-    versions += sorted(set(table["version"]) - set(versions))
+    table = table.assign(
+        panel=[f"{v} {b}" for v, b in zip(table["version"], table["board"], strict=True)]
+    )
+    order = {version_name(*v): i for i, v in enumerate(VERSIONS)}
+    panels = table.drop_duplicates("panel")
+    versions = sorted(panels["panel"], key=lambda p: (order.get(p.rsplit(" ", 1)[0], 99), p))
     cols = 3
     rows = -(-len(versions) // cols)
     fig, axes = plt.subplots(
@@ -148,7 +161,7 @@ def figure(ctx, table: pd.DataFrame, budget: str, xlabel: str, stem: str, title:
     for ax in axes.flat[len(versions) :]:
         ax.set_visible(False)
     for ax, version in zip(axes.flat, versions, strict=False):
-        part = table[table["version"] == version]
+        part = table[table["panel"] == version]
         for setting, line in part.groupby("setting", sort=False):
             err = np.vstack(
                 [line["win_rate"] - line["ci95_low"], line["ci95_high"] - line["win_rate"]]
@@ -162,7 +175,7 @@ def figure(ctx, table: pd.DataFrame, budget: str, xlabel: str, stem: str, title:
         ax.set_xticks(ticks, [f"{t:g}" for t in ticks], fontsize=7)
         ax.minorticks_off()
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"{version} ({part['board'].iloc[0]}, n={int(part['n'].min())})", fontsize=9)
+        ax.set_title(f"{version} (n={int(part['n'].min())})", fontsize=9)
     for ax in axes[-1]:
         ax.set_xlabel(xlabel)
     for ax in axes[:, 0]:
@@ -186,145 +199,310 @@ def _fmt(p: float, low: float, high: float) -> str:
     return f"{p:.2f} [{low:.2f}, {high:.2f}]"
 
 
-def claims_at(table: pd.DataFrame, ms: float, scale: str, paper: dict) -> list[Claim]:
-    """The paper's three claims about its table, from our cells at ``ms`` per move."""
-    cmd = rerun_command(scale, *TIME)
-    at = table[table["budget_ms"] == ms]
+def classes(low: float, high: float, lo_t: float, hi_t: float) -> list[int]:
+    """The classes a win rate's 95% interval [low, high] allows: 0 wins clearly (above
+    ``hi_t``), 1 about half (inside [lo_t, hi_t]), 2 loses (below ``lo_t``); one class when
+    the interval lies inside it (decided), several while it straddles a threshold."""
+    bands = ((hi_t, 1.0), (lo_t, hi_t), (0.0, lo_t))
+    return [k for k, (a, b) in enumerate(bands) if high >= a and low <= b]
+
+
+def pattern_verdict(options: list[list[int]], target: tuple[int, ...], expected: int) -> str:
+    """Whether the versions' possible classes (``options``, one list per version run) give
+    the counts ``target`` (wins, halves, losses) over ``expected`` versions: agrees when every
+    version is decided and the counts are the target, differs when no choice the intervals
+    allow gives the target, else not enough data (not run without versions)."""
+    if not options:
+        return NOT_RUN
+    feasible = any(
+        tuple(choice.count(k) for k in range(3)) == target for choice in itertools.product(*options)
+    )
+    if len(options) < expected:
+        # Versions not run yet: differs only if the run ones already exceed the target.
+        counts = [sum(o == [k] for o in options) for k in range(3)]
+        return DIFFERS if any(c > t for c, t in zip(counts, target, strict=True)) else NOT_ENOUGH
+    if all(len(o) == 1 for o in options):
+        return AGREES if feasible else DIFFERS
+    return NOT_ENOUGH if feasible else DIFFERS
+
+
+def combine(verdicts: list[str]) -> str:
+    """One verdict of parts that must all hold: differs if one differs, agrees if all agree."""
+    if not verdicts or all(v == NOT_RUN for v in verdicts):
+        return NOT_RUN
+    if DIFFERS in verdicts:
+        return DIFFERS
+    return AGREES if all(v == AGREES for v in verdicts) else NOT_ENOUGH
+
+
+def _pooled(part: pd.DataFrame) -> tuple[float, int]:
+    n = int(part["n"].sum())
+    return float((part["win_rate"] * part["n"]).sum()) / n, n
+
+
+def class_readings(paper: dict) -> list[tuple[str, float, float]]:
+    """(name, lo_t, hi_t) of each reading of "wins clearly / about half / loses"."""
+    half = paper["half_band"]
+    return [
+        (
+            f"bands: clear win above {paper['wins_above']:g}, loss below {paper['loses_below']:g}",
+            paper["loses_below"],
+            paper["wins_above"],
+        ),
+        (
+            f"against half: clear win / loss = above / below 0.5 +- {half:g} (the half-width "
+            "of a 95% interval at the paper's 500 matches)",
+            0.5 - half,
+            0.5 + half,
+        ),
+    ]
+
+
+def _best_verdict(status: dict[str, str], group: list[str], allowed: int) -> str:
+    """Claim 1 in ``group``: agrees when NMC(1)+COW is best in all but ``allowed`` versions,
+    differs when it is beaten in more."""
+    if not any(v in status for v in group):
+        return NOT_RUN
+    if sum(status.get(v) == "best" for v in group) >= len(group) - allowed:
+        return AGREES
+    if sum(status.get(v) == "beaten" for v in group) > allowed:
+        return DIFFERS
+    return NOT_ENOUGH
+
+
+def _describe_best(status: dict[str, str], group: list[str], settings: str) -> str:
+    n = {what: sum(status.get(v) == what for v in group) for what in ("best", "undecided")}
+    beaten = [v for v in group if status.get(v) == "beaten"]
+    return (
+        f"best in {n['best']} of {len(group)}, beaten in {len(beaten)}"
+        f"{' (' + ', '.join(beaten) + ')' if beaten else ''}, undecided in {n['undecided']}, "
+        f"not run in {sum(v not in status for v in group)}; settings compared: {settings}"
+    )
+
+
+def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
+    """Every claim about the paper's table under each reading, from ``at``: our cells at one
+    time per move and one board family (columns version, setting, n, win_rate, ci95_low,
+    ci95_high). A claim's text starts with ``where`` and names its reading."""
     best, worse = paper["best_setting"], paper["worse_setting"]
-    where = f"at {ms:g} ms" + ("" if ms == paper["budget_ms"] else " (this scale's longest)")
     names = [version_name(*v) for v in VERSIONS]
+    normal = [version_name(g, m) for g, m in VERSIONS if not m]
+    misere = [version_name(g, m) for g, m in VERSIONS if m]
     present = [v for v in names if ((at["version"] == v) & (at["setting"] == best)).any()]
-    claims = []
+    claims: list[Claim] = []
+
+    def claim(text: str, paper_text: str, ours: str, verdict: str) -> None:
+        ours = "-" if verdict == NOT_RUN else ours
+        claims.append(Claim(SECTION, f"{where}, {text}", paper_text, ours, verdict, cmd))
 
     # 1. NMC(1)+COW is the best nested setting in 8 of the 9 versions.
     tol = paper["best_tolerance"]
-    n_best = n_not = 0
-    notes = []
-    for v in present:
-        part = at[at["version"] == v].set_index("setting")
-        mine = part.loc[best]
-        others = part.drop(index=best)
-        if others.empty:
-            continue
-        diffs = [
-            newcombe_diff(mine["win_rate"], mine["n"], o["win_rate"], o["n"])
-            for _, o in others.iterrows()
-        ]
-        if all(low > -tol for _, low, _ in diffs):
-            n_best += 1
-        elif any(high < 0 for _, _, high in diffs):
-            n_not += 1
-            notes.append(v)
-    total = len(present)
-    if total == 0 or at["setting"].nunique() < 2:
-        verdict, ours = NOT_RUN, "-"
-    else:
-        need = paper["best_in_versions"]
-        verdict = AGREES if n_best >= need else DIFFERS if n_not > len(names) - need else NOT_ENOUGH
-        ours = (
-            f"best (no setting better by more than {tol:g}) in {n_best} of {total} versions, "
-            f"beaten in {n_not}{' (' + ', '.join(notes) + ')' if notes else ''}, "
-            f"undecided in {total - n_best - n_not}; settings compared: "
-            f"{', '.join(s for s in SETTINGS if s in set(at['setting']))}"
+    need = paper["best_in_versions"]
+    best_readings = [
+        (f"best = no setting better by more than {tol:g}", -tol),
+        ("best = significantly better than every other setting (95%)", 0.0),
+    ]
+    for reading, floor in best_readings:
+        # "beaten": some setting is significantly better; "best": every difference's interval
+        # lies above ``floor``; otherwise undecided (absence of evidence decides nothing).
+        status: dict[str, str] = {}  # version -> best | beaten | undecided
+        for v in present:
+            part = at[at["version"] == v].set_index("setting")
+            mine = part.loc[best]
+            others = part.drop(index=best)
+            if others.empty:
+                continue
+            diffs = [
+                newcombe_diff(mine["win_rate"], mine["n"], o["win_rate"], o["n"])
+                for _, o in others.iterrows()
+            ]
+            if any(high < 0 for _, _, high in diffs):
+                status[v] = "beaten"
+            elif all(low > floor for _, low, _ in diffs):
+                status[v] = "best"
+            else:
+                status[v] = "undecided"
+        settings = ", ".join(s for s in SETTINGS if s in set(at["setting"]))
+        allowed = len(names) - need
+        claim(
+            f"{best} is the best nested setting in {need} of 9 versions [reading (a): the nine "
+            f"versions as one table; {reading}]",
+            f"{need} of 9",
+            _describe_best(status, names, settings),
+            _best_verdict(status, names, allowed),
         )
-    claims.append(
-        Claim(
-            SECTION,
-            f"{where}, {best} is the best nested setting in {paper['best_in_versions']} of 9 "
-            "versions",
-            f"{paper['best_in_versions']} of 9",
-            ours,
-            verdict,
-            cmd,
-        )
-    )
+        for label, group in (("normal", normal), ("misere", misere)):
+            claim(
+                f"{best} is the best nested setting in all {label} versions but at most "
+                f"{allowed} [reading (b): normal and misere separately; {reading}]",
+                f"at most {allowed} exception",
+                _describe_best(status, group, settings),
+                _best_verdict(status, group, allowed),
+            )
 
     # 2. Against MCS it wins clearly in five, about half in three, loses in one.
-    hi_t, lo_t = paper["wins_above"], paper["loses_below"]
     target = (
         paper["against_mcs"]["wins"],
         paper["against_mcs"]["half"],
         paper["against_mcs"]["loses"],
     )
-    options, labels = [], []
-    for v in present:
-        r = at[(at["version"] == v) & (at["setting"] == best)].iloc[0]
-        low, high = r["ci95_low"], r["ci95_high"]
-        possible = [
-            k
-            for k, (a, b) in enumerate(((hi_t, 1.0), (lo_t, hi_t), (0.0, lo_t)))
-            if high >= a and low <= b
+    rows = {v: at[(at["version"] == v) & (at["setting"] == best)].iloc[0] for v in present}
+    for reading, lo_t, hi_t in class_readings(paper):
+        options = {v: classes(r["ci95_low"], r["ci95_high"], lo_t, hi_t) for v, r in rows.items()}
+        labels = [
+            f"{v} {_fmt(r['win_rate'], r['ci95_low'], r['ci95_high'])}" for v, r in rows.items()
         ]
-        options.append(possible)
-        labels.append(f"{v} {_fmt(r['win_rate'], low, high)}")
-    if total < len(names):
-        verdict = NOT_RUN if total == 0 else NOT_ENOUGH
-    elif all(len(o) == 1 for o in options):
-        counts = tuple(sum(o[0] == k for o in options) for k in range(3))
-        verdict = AGREES if counts == target else DIFFERS
-    else:
-        feasible = any(
-            tuple(sum(c == k for c in choice) for k in range(3)) == target
-            for choice in itertools.product(*options)
-        )
-        verdict = NOT_ENOUGH if feasible else DIFFERS
-    decided = [o[0] for o in options if len(o) == 1]
-    ours = (
-        (
-            f"wins clearly (CI above {hi_t:g}) in {decided.count(0)}, about half (CI inside "
-            f"[{lo_t:g}, {hi_t:g}]) in {decided.count(1)}, loses (CI below {lo_t:g}) in "
-            f"{decided.count(2)}, undecided in {len(options) - len(decided)}: " + "; ".join(labels)
-        )
-        if options
-        else "-"
-    )
-    claims.append(
-        Claim(
-            SECTION,
-            f"{where}, {best} against MCS wins clearly in {target[0]} versions, about half in "
-            f"{target[1]}, loses in {target[2]}",
-            f"{target[0]} / {target[1]} / {target[2]}",
-            ours,
-            verdict,
-            cmd,
-        )
-    )
-
-    # 3. NMC(2)+COW is worse than NMC(1)+COW: their win rates over the matches of every version
-    # both ran (the same versions and numbers of matches for both), Newcombe's interval.
-    both = [v for v in present if ((at["version"] == v) & (at["setting"] == worse)).any()]
-    if both:
-        part = at[at["version"].isin(both)]
-        a, b = part[part["setting"] == best], part[part["setting"] == worse]
-        na, nb = int(a["n"].sum()), int(b["n"].sum())
-        pa = float((a["win_rate"] * a["n"]).sum()) / na
-        pb = float((b["win_rate"] * b["n"]).sum()) / nb
-        d, low, high = newcombe_diff(pa, na, pb, nb)
-        ahead = sum(
-            a[a["version"] == v]["win_rate"].iloc[0] > b[b["version"] == v]["win_rate"].iloc[0]
-            for v in both
-        )
-        behind = sum(
-            a[a["version"] == v]["win_rate"].iloc[0] < b[b["version"] == v]["win_rate"].iloc[0]
-            for v in both
-        )
-        verdict = verdict_sign(low, high)
+        decided = [o[0] for o in options.values() if len(o) == 1]
+        verdict = pattern_verdict(list(options.values()), target, len(names))
         ours = (
-            f"win rate of {best} minus {worse} over the {na} and {nb} matches of {len(both)} "
-            f"versions: {_fmt(d, low, high)}; {best} ahead in {ahead} versions, behind in {behind}"
+            f"wins clearly in {decided.count(0)}, about half in {decided.count(1)}, loses in "
+            f"{decided.count(2)}, undecided in {len(options) - len(decided)}, not run in "
+            f"{len(names) - len(options)}: " + "; ".join(labels)
+            if options
+            else "-"
         )
-    else:
-        verdict, ours = NOT_RUN, "-"
-    claims.append(
-        Claim(
-            SECTION,
-            f"{where}, {worse} is worse than {best}",
-            "worse",
+        claim(
+            f"{best} against MCS wins clearly in {target[0]} versions, about half in "
+            f"{target[1]}, loses in {target[2]} [reading (a): the nine versions as one table; "
+            f"{reading}]",
+            "{} / {} / {}".format(*target),
             ours,
             verdict,
-            cmd,
         )
+        # (b) the two groups separately: where the summary's pattern can fall.
+        splits = (
+            ("the four misere versions are four of the clear wins", (4, 0, 0), (1, 3, 1)),
+            ("the five normal versions are the clear wins", (0, 3, 1), (5, 0, 0)),
+        )
+        for text, misere_target, normal_target in splits:
+            parts = []
+            notes = []
+            for group, gt, label in (
+                (misere, misere_target, "misere"),
+                (normal, normal_target, "normal"),
+            ):
+                opts = [options[v] for v in group if v in options]
+                parts.append(pattern_verdict(opts, gt, len(group)))
+                dec = [o[0] for o in opts if len(o) == 1]
+                notes.append(
+                    f"{label}: {dec.count(0)} / {dec.count(1)} / {dec.count(2)} decided, "
+                    f"{len(opts) - len(dec)} undecided (wanted {'/'.join(map(str, gt))}): "
+                    f"{parts[-1]}"
+                )
+            claim(
+                f"{best} against MCS: {text} [reading (b): normal and misere separately; "
+                f"{reading}]",
+                "misere {}/{}/{}, normal {}/{}/{}".format(*misere_target, *normal_target),
+                "; ".join(notes),
+                combine(parts),
+            )
+        # (c) which of our versions can be the five, the three and the one.
+        can = [[v for v, o in options.items() if k in o] for k in range(3)]
+        n_ways = (
+            sum(
+                tuple(choice.count(k) for k in range(3)) == target
+                for choice in itertools.product(*options.values())
+            )
+            if options
+            else 0
+        )
+        ns = at[at["setting"] == best]["n"]
+        span = f"{int(ns.min())}-{int(ns.max())}" if options else "0"
+        ours = (
+            f"can be a clear win: {', '.join(can[0]) or 'none'}; can be about half: "
+            f"{', '.join(can[1]) or 'none'}; can be the loss: {', '.join(can[2]) or 'none'}; "
+            f"{n_ways} assignment(s) of our versions give {'/'.join(map(str, target))} "
+            f"(Wilson 95% intervals at {span} matches a version)"
+        )
+        claim(
+            f"the {target[0]} / {target[1]} / {target[2]} pattern of {best} against MCS "
+            f"[reading (c): which of our versions can be the five clear wins, the three halves "
+            f"and the one loss; {reading}]",
+            "{} / {} / {}".format(*target),
+            ours,
+            pattern_verdict(list(options.values()), target, len(names)),
+        )
+
+    # 3. (d) NMC(2)+COW is worse than NMC(1)+COW.
+    both = [v for v in present if ((at["version"] == v) & (at["setting"] == worse)).any()]
+    for label, group in (
+        ("the nine versions as one table", names),
+        ("normal", normal),
+        ("misere", misere),
+    ):
+        vs = [v for v in both if v in group]
+        if not vs:
+            claim(
+                f"{worse} is worse than {best} [reading (d) pooled over {label}]",
+                "worse",
+                "-",
+                NOT_RUN,
+            )
+            continue
+        part = at[at["version"].isin(vs)]
+        pa, na = _pooled(part[part["setting"] == best])
+        pb, nb = _pooled(part[part["setting"] == worse])
+        d, low, high = newcombe_diff(pa, na, pb, nb)
+        claim(
+            f"{worse} is worse than {best} [reading (d) pooled over {label}: win rate of "
+            f"{best} minus {worse} over the matches of every version both ran]",
+            "worse",
+            f"{_fmt(d, low, high)} over {na} and {nb} matches of {len(vs)} versions",
+            verdict_sign(low, high),
+        )
+    ahead = behind = 0
+    for v in both:
+        a = at[(at["version"] == v) & (at["setting"] == best)].iloc[0]
+        b = at[(at["version"] == v) & (at["setting"] == worse)].iloc[0]
+        _, low, high = newcombe_diff(a["win_rate"], a["n"], b["win_rate"], b["n"])
+        ahead += low > 0
+        behind += high < 0
+    majority = len(names) // 2 + 1
+    verdict = (
+        NOT_RUN
+        if not both
+        else AGREES
+        if ahead >= majority
+        else DIFFERS
+        if behind >= majority or len(both) - behind < majority
+        else NOT_ENOUGH
     )
+    claim(
+        f"{worse} is worse than {best} [reading (d) version by version: significantly worse "
+        f"in at least {majority} of 9]",
+        f"worse in >= {majority} of 9",
+        f"significantly worse in {ahead}, significantly better in {behind}, undecided in "
+        f"{len(both) - ahead - behind} of {len(both)} versions run",
+        verdict,
+    )
+    return claims
+
+
+def board_family(game: str, board: str, paper: dict) -> str:
+    """``usual boards`` for a game's usual board (``paper['usual_boards']``), else the
+    board (``6x6``): the claims are judged per family."""
+    return "usual boards" if paper["usual_boards"].get(game) == board else board
+
+
+def claims_at(table: pd.DataFrame, ms: float, scale: str, paper: dict) -> list[Claim]:
+    """The paper's claims about its table, from our cells at ``ms`` per move, under each
+    reading, for each board family the cells ran on."""
+    cmd = rerun_command(scale, *TIME)
+    at = table[table["budget_ms"] == ms] if "budget_ms" in table else table
+    at = at[at["setting"].isin(SETTINGS)]  # the paper's eight settings, not our extra switches
+    where = f"at {ms:g} ms" + ("" if ms == paper["budget_ms"] else " (this scale's longest)")
+    if at.empty:
+        return judge(at.assign(family="-"), where, paper, cmd)
+    at = at.assign(
+        family=[
+            board_family(v.removesuffix(" misere"), b, paper)
+            for v, b in zip(at["version"], at["board"], strict=True)
+        ]
+    )
+    claims = []
+    families = sorted(set(at["family"]), key=lambda f: (f != "usual boards", f))
+    for family in families:
+        claims += judge(at[at["family"] == family], f"{where} on {family}", paper, cmd)
     return claims
 
 
@@ -362,7 +540,7 @@ def analyze(ctx) -> list[Claim]:
             "Nested settings against MCS under equal playout budgets (beyond the paper)",
         )
     if time_rows.empty:
-        empty = pd.DataFrame(columns=["version", "setting", "budget_ms", "n", "win_rate"])
+        empty = pd.DataFrame(columns=["version", "board", "setting", "budget_ms", "n", "win_rate"])
         return claims_at(empty, paper["budget_ms"], ctx.scale, paper)
     ms = paper["budget_ms"] if (table["budget_ms"] == paper["budget_ms"]).any() else None
     if ms is None:

@@ -68,12 +68,18 @@ def test_quick_experiments_write_cells_summaries_tables_figures_and_claims(quick
     report = (quick_outputs / "REPRODUCTION.md").read_text()
     section = report.split("NMCS for two-player games")[1]
     claims = [line for line in section.splitlines() if line.startswith("| at ")]
-    assert len(claims) == 3
-    # 4 matches a cell decide nothing version by version; the third claim pools the versions
-    # (72 matches a setting), so its verdict follows the sign of its interval.
-    assert all(line.rstrip(" |").endswith("not enough data") for line in claims[:2]), claims
-    # Recompute it from the unrounded table: the report prints the interval to 2 decimals, so
-    # a low end of 0.004 reads "0.00" there and cannot decide the expected verdict.
+    # Every claim under every reading, on the one board family of the quick scale (5x5):
+    # claim 1 (2 readings of "best" x one table, normal, misere), claim 2 (2 readings of the
+    # classes x one table, two splits, the assignment), claim 3 (pooled x 3, by version).
+    assert len(claims) == 6 + 8 + 4, claims
+    assert all(line.startswith("| at 20 ms (this scale's longest) on 5x5, ") for line in claims)
+    # 4 matches a cell decide nothing version by version under the one-table readings.
+    one_table = [c for c in claims if "[reading (a)" in c and "is worse than" not in c]
+    assert len(one_table) == 4
+    assert all(line.rstrip(" |").endswith("not enough data") for line in one_table), one_table
+    # The pooled claim 3 reads 72 matches a setting: its verdict follows the sign of its
+    # interval. Recompute it from the unrounded table: the report prints the interval to 2
+    # decimals, so a low end of 0.004 reads "0.00" there and cannot decide the expected verdict.
     at = table[table["budget_ms"] == table["budget_ms"].max()]
     a, b = at[at["setting"] == "NMC(1)+COW"], at[at["setting"] == "NMC(2)+COW"]
     na, nb = int(a["n"].sum()), int(b["n"].sum())
@@ -85,7 +91,8 @@ def test_quick_experiments_write_cells_summaries_tables_figures_and_claims(quick
         nb,
     )
     expected = "agrees" if low > 0 else "differs" if high < 0 else "not enough data"
-    assert claims[2].rstrip(" |").endswith(expected), (claims[2], low, high)
+    pooled = [c for c in claims if "pooled over the nine versions" in c]
+    assert len(pooled) == 1 and pooled[0].rstrip(" |").endswith(expected), (pooled, low, high)
 
 
 def test_a_killed_cell_resumes_and_rows_do_not_depend_on_workers(tmp_path):
@@ -147,15 +154,18 @@ def test_a_folder_of_another_pairing_is_refused(tmp_path):
 @pytest.mark.parametrize(
     "arg,expected",
     [
-        ("game.bogus=1", "unknown key 'game.bogus' (allowed: cols, misere, name, rows)"),
+        ("game.bogus=1", "unknown key 'game.bogus' (allowed: cols, misere, name, rows, size)"),
         ("game.rows=3", "breakthrough: game.rows must be between 4 and 19, got 3"),
         ("game=domineering game.cols=30", "domineering: game.cols must be between 2 and 19"),
         ("game.misere=perhaps", "game.misere: Value 'perhaps' is not a valid bool"),
         ("player_a=nmc3", "player_a: unknown option 'nmc3' (allowed: mcs, nmc1_cow"),
         ("player_a.level=3", "player_a: player level must be 0, 1 or 2, got 3"),
         ("player_b.cow=true", "player_b: discount, pod and cow apply to nested playouts"),
-        ("player_a.speed=2", "unknown key 'player_a.speed' (allowed: c, cow, discount, level"),
-        ("player_a.c=-1", "player_a: player c must be >= 0"),
+        (
+            "player_a.speed=2",
+            "unknown key 'player_a.speed' (allowed: backup, c, cow, discount, level",
+        ),
+        ("player_a.c=-1", "player_a: player c must be a finite number >= 0"),
         ("n_matches=0", "n_matches = 0: must be at least 1"),
         ("budget.playouts=null", "a two-player game needs budget.playouts and/or budget.ms"),
         ("budget.ms=0", "budget.ms = 0.0: must be > 0"),

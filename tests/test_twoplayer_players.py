@@ -125,6 +125,7 @@ def test_pod_and_cow_save_playout_moves_and_keep_the_fast_win():
                 kw.get("pod", False),
                 kw.get("cow", False),
                 stats,
+                players.NO_LIMIT,
             )
             if not kw.get("cow"):
                 assert P.move_name(s, m) in {"a2", "b2"}
@@ -219,3 +220,116 @@ def test_win_rate_and_its_interval():
     assert win_rate([{"outcome_a": 0}])[0] == 0.5
     with pytest.raises(ValueError, match="no matches"):
         win_rate([])
+
+
+def test_pruning_on_depth_reaches_the_inner_level():
+    # An NMC(1) playout bounded at one move past the start (as NMC(2)+POD bounds its inner
+    # playouts by the shallowest win found so far) plays one step; that step's random playouts
+    # start at the bound, so with POD each one stops at once and plays no move. Before the fix
+    # they ran to the end of the game (the step used only its own win depth).
+    import numpy as np
+
+    from nmcs.games.twoplayer.layout import PLY
+    from nmcs.search.twoplayer import players
+
+    s = P.make_state("breakthrough")
+    for pod, stops_at_once in ((True, True), (False, False)):
+        ws = players.new_workspace(s, 1, 1)
+        stats = np.zeros(2, dtype=np.int64)
+        rng = np.array([3], dtype=np.uint64)
+        state = s.copy()
+        limit = np.int32(s[PLY] + 1)
+        done = players.nmc1(state, rng, ws[9], ws[10], limit, True, pod, False, stats, 0.0)
+        assert not done and state[PLY] == limit  # one step played, then the bound stopped it
+        assert stats[players.S_PLAYOUTS] == len(P.legal_move_list(s))
+        assert (stats[players.S_MOVES] == 0) == stops_at_once, stats
+
+
+def _root_children(player):
+    """(move, visits, mean reward, proof) of the root's tried children after ``choose``."""
+    visits, total, first, n_edges, edge_move, edge_child = player.ws[:6]
+    proven = player.ws[11]
+    out = []
+    for e in range(first[0], first[0] + n_edges[0]):
+        ch = edge_child[e]
+        if ch >= 0 and visits[ch] > 0:
+            out.append((int(edge_move[e]), int(visits[ch]), total[ch] / visits[ch], proven[ch]))
+    return out
+
+
+@pytest.mark.parametrize("level", [0, 1])
+def test_solver_plays_a_proven_win_and_stops_early(level):
+    s = P.parse(WIN_IN_ONE)
+    for seed in range(4):
+        plain = Player(PlayerConfig(level), Budget(playouts=400), s, seed)
+        plain.choose(s)
+        solver = Player(PlayerConfig(level, solver=True), Budget(playouts=400), s, seed)
+        move = solver.choose(s)
+        assert P.move_name(s, move) in {"a5a6", "a5b6"}
+        assert solver.stats[0] < 400 <= plain.stats[0]  # solved: the search stops
+        assert any(p == 1 for _, _, _, p in _root_children(solver))
+
+
+def test_solver_proves_a_win_in_two_and_avoids_proven_losses():
+    # WIN_IN_TWO: advancing the a4 runner wins in two; a move of the b1 pawn loses. The solver
+    # proves the win (the search stops before the budget) and never plays the losing pawn.
+    s = P.parse(WIN_IN_TWO)
+    for seed in range(4):
+        player = Player(PlayerConfig(0, solver=True), Budget(playouts=5000), s, seed)
+        move = P.move_name(s, player.choose(s))
+        assert move.startswith("a4"), move
+        assert player.stats[0] < 5000
+        children = _root_children(player)
+        assert any(p == 1 for _, _, _, p in children)
+        losing = [P.move_name(s, m) for m, _, _, p in children if p == -1]
+        assert all(m.startswith("b1") for m in losing)
+
+
+def test_the_tree_backs_up_the_outcome_or_the_discounted_value():
+    # FASTER_WIN: every x move wins. Backing up outcomes gives each tried root move a mean of
+    # exactly 1; backing up discounted values, 0.5 * (1 + 1/T) < 1, higher for faster wins.
+    s = P.parse(FASTER_WIN)
+    outcome = Player(PlayerConfig(1, cow=True), Budget(playouts=300), s, 1)
+    outcome.choose(s)
+    assert all(mean == 1.0 for _, _, mean, _ in _root_children(outcome))
+    disc = Player(PlayerConfig(1, cow=True, backup="discounted"), Budget(playouts=300), s, 1)
+    disc.choose(s)
+    means = {P.move_name(s, m): mean for m, _, mean, _ in _root_children(disc)}
+    assert all(0.5 < m < 1.0 for m in means.values()), means
+    fast = [means[m] for m in ("a2", "b2") if m in means]
+    slow = [means[m] for m in ("d2", "f2", "h2") if m in means]
+    assert fast and slow and min(fast) > max(slow), means
+
+
+def test_each_player_has_its_own_uct_constant():
+    # The nested player's c changes its games; the opponent (MCS, c = 0.4) stays the same.
+    def game(c):
+        a = PlayerConfig(1, cow=True, c=c)
+        return play_match("domineering", {}, a, PlayerConfig(0), Budget(playouts=1000), 4).moves
+
+    assert game(0.0) != game(5.0)
+    assert game(0.4) == game(0.4)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"level": True}, "level must be 0, 1 or 2, got True"),
+        ({"level": 1, "cow": "yes"}, "cow must be true or false, got 'yes'"),
+        ({"level": 1, "solver": 1}, "solver must be true or false, got 1"),
+        ({"level": 1, "c": -0.1}, "c must be a finite number >= 0, got -0.1"),
+        ({"level": 1, "c": float("nan")}, "c must be a finite number >= 0"),
+        ({"level": 1, "c": "0.4"}, "c must be a finite number >= 0, got '0.4'"),
+        ({"level": 1, "backup": "value"}, "backup must be 'outcome' or 'discounted', got 'value'"),
+        ({"level": 0, "backup": "discounted"}, "backup applies to nested playouts"),
+    ],
+)
+def test_player_switches_are_checked(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        PlayerConfig(**kwargs)
+
+
+def test_labels_of_the_new_switches():
+    assert PlayerConfig(0, solver=True).label == "MCS+S"
+    assert PlayerConfig(1, cow=True, backup="discounted", solver=True).label == "NMC(1)+COW+DB+S"
+    assert PlayerConfig(1, cow=True).label == "NMC(1)+COW"

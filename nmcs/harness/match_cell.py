@@ -10,8 +10,10 @@ first in the even-numbered ones (half the matches with each colour)::
 Keys of a match cell (the rest of ``conf/config.yaml`` -- ``algo``, ``level``, ``memorize``,
 ``n_searches`` -- is for single-player searches and not read)::
 
-    game.*         the game's options: rows, cols (null = its usual board), misere
-    player_a.*     level (0 = MCS, 1 or 2 = nested), discount, pod, cow, c (the UCT constant);
+    game.*         the game's options: rows, cols (null = its usual board), size (a square
+                   board: game.size=5,6,8 sweeps it), misere
+    player_a.*     level (0 = MCS, 1 or 2 = nested), discount, pod, cow, c (the player's own
+                   UCT constant), backup (outcome | discounted), solver (MCTS-Solver);
     player_b.*     presets in conf/player_a/ (player_b/ is the same folder): mcs, nmc1_cow, ...
     budget.playouts, budget.ms   per move (either or both; the first reached stops the search)
     n_matches      matches in the cell (not part of its identity: raising it extends the cell)
@@ -54,18 +56,20 @@ from nmcs.harness.configs import as_dict, check_driver_keys, check_keys
 from nmcs.harness.results import all_results
 from nmcs.harness.summary import markdown_table
 from nmcs.search.twoplayer.match import play_match, run_matches, win_rate
-from nmcs.search.twoplayer.players import Budget, PlayerConfig
+from nmcs.search.twoplayer.players import ADDED_PLAYER_FIELDS, Budget, PlayerConfig
 
 # The keys that determine a match's result: a match cell's identity (the number of matches,
 # the worker settings, the scale and every key of single-player searches are not in it, so
 # keys added to conf/config.yaml later leave existing match cells as they are).
 IDENTITY_KEYS = ("experiment_name", "game", "player_a", "player_b", "budget", "seed")
-
-
-# The keys that determine a match's result: a match cell's identity (the number of matches,
-# the worker settings, the scale and every key of single-player searches are not in it, so
-# keys added to conf/config.yaml later leave existing match cells as they are).
-IDENTITY_KEYS = ("experiment_name", "game", "player_a", "player_b", "budget", "seed")
+# Keys added inside ``game``/``player_a``/``player_b`` after match cells were published, with
+# the value that keeps the old behaviour: at that value they stay out of the identity, so the
+# cells written before them keep their hash and resume.
+ADDED_MATCH_KEYS: dict[str, dict[str, Any]] = {
+    "game": {"size": None},
+    "player_a": ADDED_PLAYER_FIELDS,
+    "player_b": ADDED_PLAYER_FIELDS,
+}
 
 
 @dataclass
@@ -79,6 +83,8 @@ class PlayerSettings:
     pod: bool = False
     cow: bool = False
     c: float = 0.4
+    backup: str = "outcome"  # or "discounted": what the tree backs up from a nested playout
+    solver: bool = False  # MCTS-Solver: proven wins and losses backed up
 
 
 # ---------------------------------------------------------------- the validated cell
@@ -229,7 +235,12 @@ def match_identity(cfg: DictConfig) -> dict:
     """The part of a match cell's config that determines its matches (``IDENTITY_KEYS``)."""
     full = OmegaConf.to_container(cfg, resolve=True)
     assert isinstance(full, dict)
-    return {k: full[k] for k in IDENTITY_KEYS}
+    identity = {k: full[k] for k in IDENTITY_KEYS}
+    for key, added in ADDED_MATCH_KEYS.items():
+        node = identity.get(key)
+        if isinstance(node, dict):
+            identity[key] = {k: v for k, v in node.items() if not (k in added and v == added[k])}
+    return identity
 
 
 def validate_match(cfg: DictConfig) -> MatchCell:
@@ -241,6 +252,11 @@ def validate_match(cfg: DictConfig) -> MatchCell:
     options.pop("name")
     try:
         state0 = record.make_state(**options)
+        # game.size stands for rows = cols: the matches see rows and cols only (and the rows'
+        # game_options of the cells written before game.size existed stay as they were).
+        size = options.pop("size", None)
+        if size is not None:
+            options["rows"] = options["cols"] = int(size)
     except (ValueError, TypeError) as error:
         raise ConfigError(str(error)) from None  # names the game and the key
     player_a, player_b = _player(cfg, "player_a"), _player(cfg, "player_b")

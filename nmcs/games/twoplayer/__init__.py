@@ -46,15 +46,36 @@ __all__ = [
 @dataclass
 class TwoPlayerGameOptions:
     """``conf/game/<two-player game>.yaml``: the board (null = the game's usual size, see
-    docs/twoplayer.md) and the misere switch (the rule winner loses)."""
+    docs/twoplayer.md), ``size`` a square board (``game.size=5,6,8`` sweeps boards; null:
+    ``rows`` and ``cols``) and the misere switch (the rule winner loses)."""
 
     name: str = "breakthrough"
     rows: int | None = None
     cols: int | None = None
     misere: bool = False
+    size: int | None = None
 
     def check(self) -> None:
-        protocol.make_state(self.name, self.rows, self.cols, self.misere)  # ValueError, one line
+        rows, cols = board(self.name, self.rows, self.cols, self.size)
+        protocol.make_state(self.name, rows, cols, self.misere)  # ValueError, one line
+
+
+def board(
+    game: str, rows: int | None, cols: int | None, size: int | None
+) -> tuple[int | None, int | None]:
+    """(rows, cols) of the options: ``size`` stands for both (a square board) and may not be
+    given with a different ``rows`` or ``cols``; ValueError, one line, otherwise."""
+    if size is None:
+        return rows, cols
+    if not isinstance(size, int | np.integer) or isinstance(size, bool):
+        raise ValueError(f"{game}: game.size must be an integer board side or null, got {size!r}")
+    for key, value in (("rows", rows), ("cols", cols)):
+        if value is not None and value != size:
+            raise ValueError(
+                f"{game}: game.size={size} is a {size}x{size} board; game.{key}={value} "
+                "contradicts it (set one of them, or null)"
+            )
+    return int(size), int(size)
 
 
 def _describe(state0: np.ndarray, moves: np.ndarray) -> str:
@@ -75,7 +96,13 @@ def _register(name: str) -> Game:
     )
     options.__doc__ = TwoPlayerGameOptions.__doc__
 
-    def make(rows: int | None = None, cols: int | None = None, misere: bool = False):
+    def make(
+        rows: int | None = None,
+        cols: int | None = None,
+        misere: bool = False,
+        size: int | None = None,
+    ):
+        rows, cols = board(name, rows, cols, size)
         return protocol.make_state(name, rows, cols, misere)
 
     make.__module__ = __name__

@@ -23,7 +23,9 @@ How the paper's text is read here (see docs/twoplayer.md):
   at depth T > d counts -1/T > -1/d); the order of results is the same as with depths counted
   from the current position (faster wins, slower losses first);
 - the tree search (UCT) backs up the undiscounted outcome of its playouts, 1 / 0.5 / 0 for a
-  win / draw / loss of the player who made the move into each node; UCB1 with c = 0.4 by
+  win / draw / loss of the player who made the move into each node (``backup="discounted"``:
+  (1 + v/T) / 2, the playout's discounted value; ``solver=True``: MCTS-Solver's proofs, see
+  ``_prove``, steer the selection and the move played; issue 21); UCB1 with c = 0.4 by
   default, one node added per simulation, untried moves first (in a random order), the move
   played is the most visited root move (ties: the better mean, then the first);
 - the budget per move is counted in random (level-0) playouts, those inside nested playouts
@@ -111,9 +113,11 @@ def random_playout(state, rng, legal, ply_limit, stats):
 
 
 @njit(cache=True)
-def step1(state, rng, legal, child, discount, pod, cow, stats):
+def step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit):
     """The move NMC(1) plays in ``state`` (not over): one random playout per legal move
-    (buffers ``legal[0..1]``, ``child[1]``)."""
+    (buffers ``legal[0..1]``, ``child[1]``). With POD no random playout runs past
+    ``ply_limit`` (the bound of the NMC(1) playout this step belongs to) nor past the
+    shallowest win found at this step."""
     moves = legal[1]
     buf = child[1]
     n = legal_moves(state, moves)
@@ -125,7 +129,7 @@ def step1(state, rng, legal, child, discount, pod, cow, stats):
     for j in range(n):
         _copy(buf, state)
         play(buf, moves[j])
-        lim = win_ply if pod else NO_LIMIT
+        lim = min(win_ply, ply_limit) if pod else NO_LIMIT
         if not random_playout(buf, rng, legal[0], lim, stats):
             continue  # pruned on depth: it could not beat the best win
         v = _value(buf, p, discount)
@@ -146,7 +150,7 @@ def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadlin
     while state[WINNER] == ONGOING:
         if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
             return False
-        play(state, step1(state, rng, legal, child, discount, pod, cow, stats))
+        play(state, step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit))
     return True
 
 
@@ -217,10 +221,27 @@ def run_random_playouts(state0, n, rng, buf, legal, stats):
 
 # nogil: matches are driven from Python, so threads can play several at once.
 @njit(cache=True, nogil=True)
-def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seconds, stats):
+def uct_move(
+    root,
+    rng,
+    ws,
+    level,
+    discount,
+    pod,
+    cow,
+    c,
+    max_playouts,
+    max_seconds,
+    stats,
+    backup_discounted,
+    solver,
+):
     """The move a UCT search chooses at ``root`` (see the module docstring). ``ws`` is the
-    workspace tuple of ``new_workspace``; ``stats`` gains the playouts and moves it ran."""
-    (visits, total, first, n_edges, edge_move, edge_child, path, mover, sim, legal, child) = ws
+    workspace tuple of ``new_workspace``; ``stats`` gains the playouts and moves it ran.
+    ``backup_discounted``: the tree backs up a nested playout's discounted value instead of
+    its outcome; ``solver``: MCTS-Solver (proven wins and losses backed up, see ``_prove``)."""
+    (visits, total, first, n_edges, edge_move, edge_child, path, mover, sim, legal, child) = ws[:11]
+    proven = ws[11]
     n_cap = visits.shape[0]
     e_cap = edge_move.shape[0]
     b_cap = legal.shape[1]
@@ -232,6 +253,7 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
     visits[0] = 0
     total[0] = 0.0
     first[0] = UNEXPANDED
+    proven[0] = 0
     used_nodes = 1
     used_edges = 0
     start = stats[S_PLAYOUTS]
@@ -242,6 +264,8 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
             break
         if max_seconds > 0.0 and now() - t0 >= max_seconds:
             break
+        if solver and proven[0] != 0:
+            break  # the root is solved: no simulation can change the move
         _copy(sim, root)
         node = 0
         depth = 0
@@ -281,6 +305,7 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
                 visits[new] = 0
                 total[new] = 0.0
                 first[new] = UNEXPANDED
+                proven[new] = 0
                 edge_child[e] = new
                 mover[depth + 1] = sim[TO_MOVE]
                 play(sim, edge_move[e])
@@ -292,6 +317,8 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
             best_u = -1.0
             for j in range(k):
                 ch = edge_child[e0 + j]
+                if solver and proven[ch] == -1:
+                    continue  # a proven loss for the player to move here: never chosen
                 u = total[ch] / visits[ch] + c * math.sqrt(log_t / visits[ch])
                 if u > best_u:
                     best_u = u
@@ -308,21 +335,41 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
                 break  # out of time in a nested playout: it is dropped, not backed up
         else:
             stats[S_PLAYOUTS] += 1  # a simulation that ends in the tree counts as one playout
+            if solver and depth > 0:
+                _prove(sim, depth, path, mover, proven, first, n_edges, edge_child)
         visits[0] += 1
         for d in range(1, depth + 1):
             nd = path[d]
             visits[nd] += 1
-            total[nd] += 0.5 * (outcome(sim, mover[d]) + 1)
+            if backup_discounted:
+                total[nd] += 0.5 * (_value(sim, mover[d], True) + 1.0)
+            else:
+                total[nd] += 0.5 * (outcome(sim, mover[d]) + 1)
     # The most visited root move (ties: the better mean, then the first).
     e0 = first[0]
     if e0 == UNEXPANDED:  # no simulation finished: a random legal move
         return legal[0][below(rng, legal_moves(root, legal[0]))]
+    if solver:
+        for j in range(n_edges[0]):
+            ch = edge_child[e0 + j]
+            if ch != NO_NODE and proven[ch] == 1:
+                return edge_move[e0 + j]  # a proven win
+    # Proven losses are left out while another move was tried (MCTS-Solver).
+    avoid = False
+    if solver:
+        for j in range(n_edges[0]):
+            ch = edge_child[e0 + j]
+            if ch != NO_NODE and visits[ch] > 0 and proven[ch] != -1:
+                avoid = True
+                break
     best_e = e0
     best_v = -1
     best_m = -1.0
     for j in range(n_edges[0]):
         ch = edge_child[e0 + j]
         if ch == NO_NODE or visits[ch] == 0:  # untried, or its simulation was dropped
+            continue
+        if avoid and proven[ch] == -1:
             continue
         m = total[ch] / visits[ch]
         if visits[ch] > best_v or (visits[ch] == best_v and m > best_m):
@@ -332,6 +379,35 @@ def uct_move(root, rng, ws, level, discount, pod, cow, c, max_playouts, max_seco
     if best_v <= 0:  # no simulation finished in time: a random legal move
         return edge_move[e0 + below(rng, n_edges[0])]
     return edge_move[best_e]
+
+
+@njit(cache=True)
+def _prove(sim, depth, path, mover, proven, first, n_edges, edge_child):
+    """MCTS-Solver's backup of proofs (Winands, Bjornsson and Saito, "Monte-Carlo Tree Search
+    Solver", CG 2008) after a simulation that ended in the tree at ``path[depth]``.
+    ``proven[node]`` is +1 (-1) when the player who moved into the node wins (loses) with best
+    play, 0 while unknown (and for draws). A won child makes its parent lost for the parent's
+    mover; a parent whose children are all expanded and all lost for the player to move is
+    won for its mover. Stops at the first node whose proof does not change."""
+    v = outcome(sim, mover[depth])
+    if v == 0:
+        return
+    proven[path[depth]] = v
+    for d in range(depth, 0, -1):
+        parent = path[d - 1]
+        if proven[parent] != 0:
+            return
+        if proven[path[d]] == 1:
+            proven[parent] = -1
+        elif proven[path[d]] == -1:
+            e0 = first[parent]
+            for j in range(n_edges[parent]):
+                ch = edge_child[e0 + j]
+                if ch == NO_NODE or proven[ch] != -1:
+                    return
+            proven[parent] = 1
+        else:
+            return
 
 
 def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -> tuple:
@@ -353,40 +429,77 @@ def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -
         np.zeros_like(state),  # simulation state
         np.zeros((MAX_LEVEL + 1, b), dtype=np.int32),  # legal moves per level
         np.zeros((MAX_LEVEL + 1, state.shape[0]), dtype=state.dtype),  # child state per level
+        np.zeros(n_nodes, dtype=np.int8),  # proof (MCTS-Solver): +1 / -1 for the mover, 0
     )
 
 
 # ---------------------------------------------------------------- Python API
 
 
+BACKUPS = ("outcome", "discounted")
+# Fields added after match cells were published, with the value that keeps the old behaviour
+# (at that value they stay out of a cell's identity: nmcs.harness.match_cell).
+ADDED_PLAYER_FIELDS = {"backup": "outcome", "solver": False}
+
+
 @dataclass(frozen=True)
 class PlayerConfig:
     """A player: ``level`` 0 is MCS (UCT with random playouts); 1 or 2 the nested player,
-    UCT with NMC(level) playouts and the paper's three switches."""
+    UCT with NMC(level) playouts and the paper's three switches. ``c``: this player's own UCT
+    constant; ``backup``: what the tree backs up from a nested playout, its ``outcome``
+    (+1/0/-1) or its ``discounted`` value (outcome / depth of the final position); ``solver``:
+    MCTS-Solver (Winands et al. 2008), proven wins and losses backed up through the tree."""
 
     level: int = 0
     discount: bool = False
     pod: bool = False
     cow: bool = False
     c: float = 0.4
+    backup: str = "outcome"
+    solver: bool = False
 
     def __post_init__(self):
-        if not isinstance(self.level, int) or not 0 <= self.level <= MAX_LEVEL:
+        if (
+            not isinstance(self.level, int)
+            or isinstance(self.level, bool)
+            or not 0 <= self.level <= MAX_LEVEL
+        ):
             raise ValueError(f"player level must be 0, 1 or 2, got {self.level!r}")
-        if not self.c >= 0:
-            raise ValueError(f"player c must be >= 0, got {self.c!r}")
+        for name in ("discount", "pod", "cow", "solver"):
+            if not isinstance(getattr(self, name), bool | np.bool_):
+                raise ValueError(
+                    f"player {name} must be true or false, got {getattr(self, name)!r}"
+                )
+        if (
+            not isinstance(self.c, int | float)
+            or isinstance(self.c, bool)
+            or not math.isfinite(self.c)
+            or self.c < 0
+        ):
+            raise ValueError(f"player c must be a finite number >= 0, got {self.c!r}")
+        if self.backup not in BACKUPS:
+            raise ValueError(
+                f"player backup must be 'outcome' or 'discounted', got {self.backup!r}"
+            )
         if self.level == 0 and (self.discount or self.pod or self.cow):
             raise ValueError("discount, pod and cow apply to nested playouts (level 1 or 2)")
+        if self.level == 0 and self.backup != "outcome":
+            raise ValueError("backup applies to nested playouts (level 1 or 2)")
 
     @property
     def label(self) -> str:
-        """A short name: ``MCS``, ``NMC(1)+COW``, ``NMC(2)+D+POD``..."""
+        """A short name: ``MCS``, ``NMC(1)+COW``, ``NMC(2)+D+POD``; ``+DB`` when the tree backs
+        up discounted values, ``+S`` with MCTS-Solver (``MCS+S``)."""
         if self.level == 0:
-            return "MCS"
+            return "MCS+S" if self.solver else "MCS"
         parts = [f"NMC({self.level})"]
         parts += [
             name for on, name in ((self.discount, "D"), (self.pod, "POD"), (self.cow, "COW")) if on
         ]
+        if self.backup == "discounted":
+            parts.append("DB")  # the tree backs up discounted values
+        if self.solver:
+            parts.append("S")
         return "+".join(parts)
 
 
@@ -438,6 +551,8 @@ class Player:
                 0 if b.playouts is None else int(b.playouts),
                 0.0 if b.ms is None else b.ms / 1000.0,
                 self.stats,
+                cfg.backup == "discounted",
+                bool(cfg.solver),
             )
         )
 
@@ -473,7 +588,7 @@ def nested_choice(
     rng = np.array([seed], dtype=np.uint64)
     stats = np.zeros(2, dtype=np.int64)
     if level == 1:
-        move = step1(state.copy(), rng, legal, child, discount, pod, cow, stats)
+        move = step1(state.copy(), rng, legal, child, discount, pod, cow, stats, NO_LIMIT)
     else:
         move = step2(state.copy(), rng, legal, child, discount, pod, cow, stats, 0.0)
     return int(move), int(stats[S_PLAYOUTS])
