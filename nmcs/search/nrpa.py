@@ -50,6 +50,7 @@ policy; C = capacity, S = state size, B = max branching, M = max moves + 1)::
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -200,9 +201,12 @@ def _no_bias(game):
     return bias
 
 
-def build_nrpa(game, levels: int, use_bias: bool):
-    """``(new_workspace, run)`` of NRPA (``use_bias`` False) or GNRPA (the game's ``bias``
-    kernel, if any, as beta) on ``game``'s kernels, levels 0 to ``levels`` unrolled."""
+@functools.cache
+def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
+    """``(new_workspace, run, adapt)`` of NRPA (``use_bias`` False) or GNRPA (the game's
+    ``bias`` kernel, if any, as beta) on ``game``'s kernels, levels 0 to ``levels`` unrolled.
+    ``adapt(state0, t, seq, length, params, ws)`` is Rosin's adaptation of table ``t`` toward
+    ``seq`` (exposed for the tests)."""
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
@@ -422,7 +426,7 @@ def build_nrpa(game, levels: int, use_bias: bool):
             play(state, seq[j])
         return best_len, ws.n_trace[0]
 
-    return new_workspace, run
+    return new_workspace, run, adapt
 
 
 # --- The registry records: algo=nrpa and algo=gnrpa ----------------------------------------------
@@ -481,12 +485,12 @@ def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarr
 
 def build_nrpa_search(game: Any, levels: int) -> tuple:
     """``(new_workspace, run)`` of algo=nrpa for the engine (``nmcs.search.engine``)."""
-    return build_nrpa(game, levels, False)
+    return build_nrpa(game, levels, False)[:2]
 
 
 def build_gnrpa_search(game: Any, levels: int) -> tuple:
     """``(new_workspace, run)`` of algo=gnrpa: the game's ``bias`` kernel (if any) as beta."""
-    return build_nrpa(game, levels, True)
+    return build_nrpa(game, levels, True)[:2]
 
 
 # The games with move codes: the single-player games of this package. needs_budget=None: a
