@@ -25,27 +25,37 @@ one, a single level-L search runs to completion (N**L playouts). A game with a t
 each playout that beats the best so far.
 
 The policy: one open-addressing hash table (linear probing) per level, int64 codes and float64
-weights in numpy arrays; a missing code has weight 0. Each table also lists its occupied slots,
-so copying a policy to the level below (and clearing it) costs the number of codes it holds,
-not its capacity. The capacity (a power of two, at least 4 x (max moves + 1) x max branching,
-at most 2**21) is fixed per search; a table filled to 3/4 raises an error rather than
-degrade. The adaptation first computes every update with the old weights (a buffer of
-(code, delta) pairs, at most (max moves + 1) x (max branching + 1)) and then applies them, which
-is Rosin's copy of the policy without copying it.
+weights in numpy arrays, beside exp(w / tau) of each code (so a playout calls no exp); a
+missing code has weight 0. Each table also lists its occupied slots, so copying a policy to the
+level below (and clearing it) costs the number of codes it holds, not its capacity. The
+capacity (a power of two, at least 4 x (max moves + 1) x max branching, at most 2**21) is fixed
+per search; a table filled to 3/4 raises an error rather than degrade.
+
+The adaptation replays the best sequence once per new best sequence and caches, per level,
+the table slot of every legal move's code at every step (a code's slot never changes once
+inserted); each adaptation then computes every probability from the old exp(w / tau) (first
+pass), applies the updates (second pass) and recomputes exp(w / tau) for the codes it touched:
+Rosin's copy of the policy without copying it. Softmax overflow (weights beyond about +-700)
+falls back to subtracting the largest logit.
 
 Workspace (T = level + 2 tables: table k belongs to the level-k search, table 1 is read by the
 playouts, table ``level + 1`` stays empty and is what the top level copies: the uniform
-policy; C = capacity, S = state size, B = max branching, M = max moves + 1)::
+policy; C = capacity, S = state size, B = max branching, M = max moves + 1, U = M x B)::
 
-    keys   int64 [T, C]      codes (EMPTY = -1)            vals  float64 [T, C]  weights
-    slots  int64 [T, C]      occupied slots, in order      used  int64 [T]       how many
-    states [T, S]            the child position of each level, and states[0] for replays
-    best   int32 [T, M]      best sequence of each level   cand  int32 [T, M]    the last one
-    legal  int32 [B], codes int64 [B], probs float64 [B]   the step being drawn or adapted
-    upd_code int64 [U], upd_val float64 [U]                the pending adaptation (U = M (B+1))
-    stats  int64 [2]         playouts, playout moves
-    ctl    float64 [7]       budget clock (0-3), cut flag, best score seen, target score
-    n_trace int64 [1]        rows of the anytime trace written
+    keys   int64 [T, C]    codes (EMPTY = -1)     vals / evals  float64 [T, C]  w, exp(w / tau)
+    slots  int64 [T, C]    occupied slots         used          int64 [T]       how many
+    states [T, S]          the child position of each level; states[0] for replays
+    best   int32 [T, M]    best sequence of each level          cand  int32 [T, M]  the last one
+    legal  int32 [B], probs float64 [B]           the step being drawn
+    upd_val float64 [U]    the probabilities of an adaptation
+    c_*    [T, ...]        the adaptation cache of each level: c_slot [T, U] slots of the legal
+                           moves step by step, c_n [T, M] their number, c_best [T, M] the
+                           played move's slot, c_bias [T, U] exp(beta) (GNRPA), c_touched [T, U]
+                           and c_nd [T] the distinct slots, c_ok [T] valid; stamp [C] and
+                           stamp_id [1] deduplicate the slots
+    stats  int64 [2]       playouts, playout moves
+    ctl    float64 [7]     budget clock (0-3), cut flag, best score seen, target score
+    n_trace int64 [1]      rows of the anytime trace written
 """
 
 from __future__ import annotations
@@ -104,12 +114,17 @@ class NrpaWorkspace(NamedTuple):
     best: np.ndarray
     cand: np.ndarray
     legal: np.ndarray
-    codes: np.ndarray
-    where: np.ndarray
     probs: np.ndarray
-    upd_code: np.ndarray
     upd_val: np.ndarray
-    upd_hint: np.ndarray
+    c_slot: np.ndarray
+    c_bias: np.ndarray
+    c_n: np.ndarray
+    c_best: np.ndarray
+    c_touched: np.ndarray
+    c_nd: np.ndarray
+    c_ok: np.ndarray
+    stamp: np.ndarray
+    stamp_id: np.ndarray
     stats: np.ndarray
     ctl: np.ndarray
     n_trace: np.ndarray
@@ -138,21 +153,12 @@ def weight(ws, t, code):
     return ws.vals[t, i] if ws.keys[t, i] == code else 0.0
 
 
-@njit(cache=True)
-def refresh_exp(ws, t, inv_tau):
-    """evals := exp(vals / tau) over the codes of table ``t``."""
-    vals, evals, slots = ws.vals, ws.evals, ws.slots
-    for j in range(ws.used[t]):
-        i = slots[t, j]
-        evals[t, i] = math.exp(vals[t, i] * inv_tau)
-
-
 @njit(cache=True, inline="always")
-def add_weight(keys, vals, evals, slots, used, t, code, delta, hint):
-    """w[code] += delta in table ``t`` (the code is inserted with weight 0 first). Takes the
+def insert_code(keys, vals, evals, slots, used, t, code):
+    """The slot of ``code`` in table ``t``, inserted with weight 0 if missing. Takes the
     table's arrays, not the workspace: a call that passes the whole workspace tuple costs
-    about 15 arrays of machine words (it made the adaptation 5x slower)."""
-    i = hint if keys[t, hint] == code else _slot(keys, t, code)
+    about 20 arrays of machine words."""
+    i = _slot(keys, t, code)
     if keys[t, i] == EMPTY:
         n = used[t]
         if 4 * (n + 1) > 3 * keys.shape[1]:
@@ -162,7 +168,7 @@ def add_weight(keys, vals, evals, slots, used, t, code, delta, hint):
         evals[t, i] = 1.0
         slots[t, n] = i
         used[t] = n + 1
-    vals[t, i] += delta
+    return i
 
 
 @njit(cache=True)
@@ -235,31 +241,35 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         best = np.empty((t, m), np.int32)
         cand = np.empty((t, m), np.int32)
         legal = np.empty(b, np.int32)
-        codes = np.empty(b, np.int64)
-        where = np.empty(b, np.int64)
         probs = np.empty(b, np.float64)
-        upd_code = np.empty(m * (b + 1), np.int64)
-        upd_val = np.empty(m * (b + 1), np.float64)
-        upd_hint = np.empty(m * (b + 1), np.int64)
+        u = m * b
+        upd_val = np.empty(u, np.float64)
+        c_slot = np.empty((t, u), np.int64)
+        c_bias = np.empty((t, u if has_bias else 1), np.float64)
+        c_n = np.empty((t, m), np.int64)
+        c_best = np.empty((t, m), np.int64)
+        c_touched = np.empty((t, u), np.int64)
+        c_nd = np.zeros(t, np.int64)
+        c_ok = np.zeros(t, np.int64)
+        stamp = np.zeros(cap, np.int64)
+        stamp_id = np.zeros(1, np.int64)
         ctl = np.zeros(CTL_SIZE, np.float64)
         n_trace = np.zeros(1, np.int64)
         return NrpaWorkspace(
-            keys, vals, evals, slots, used, states, best, cand, legal, codes, where, probs,
-            upd_code, upd_val, upd_hint, stats, ctl, n_trace,
+            keys, vals, evals, slots, used, states, best, cand, legal, probs, upd_val, c_slot,
+            c_bias, c_n, c_best, c_touched, c_nd, c_ok, stamp, stamp_id, stats, ctl, n_trace,
         )  # fmt: skip
 
     @njit(inline="always")
     def softmax(state, n, t, inv_tau, ws):
-        """probs[:n] := the move probabilities of table ``t`` at ``state`` (legal[:n] listed),
-        codes[:n] their codes; returns the sum of the unnormalized weights."""
-        legal, codes, where, probs = ws.legal, ws.codes, ws.where, ws.probs
+        """probs[:n] := the unnormalized move probabilities of table ``t`` at ``state``
+        (legal[:n] listed); returns their sum."""
+        legal, probs = ws.legal, ws.probs
         keys, evals = ws.keys, ws.evals
         total = 0.0
         for i in range(n):
             c = code(state, legal[i])
-            codes[i] = c
             j = _slot(keys, t, c)
-            where[i] = j
             e = evals[t, j] if keys[t, j] == c else 1.0
             if has_bias:
                 e *= math.exp(bias(state, legal[i]))
@@ -270,7 +280,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             # out first (weights beyond about +-700 only).
             hi = -np.inf
             for i in range(n):
-                z = weight(ws, t, codes[i]) * inv_tau
+                z = weight(ws, t, code(state, legal[i])) * inv_tau
                 if has_bias:
                     z += bias(state, legal[i])
                 probs[i] = z
@@ -311,33 +321,92 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         return played
 
     @njit
-    def adapt(state0, t, seq, length, params, ws):
-        """Rosin's Adapt of table ``t`` toward ``seq`` played from ``state0``: every update
-        computed with the old weights, then applied."""
-        inv_tau = 1.0 / params.tau
-        step = params.alpha * inv_tau
+    def cache_steps(state0, t, seq, length, ws):
+        """Replay ``seq`` from ``state0`` and cache, for table ``t``, the slot of every legal
+        move's code at every step (inserting missing codes with weight 0, which changes no
+        probability), the slot of the played move and (GNRPA) exp(beta) of every legal move,
+        and the distinct slots touched. A code's slot never changes once inserted, so the
+        cache serves every adaptation toward the same sequence in the same table."""
         state = ws.states[0]
         copy_state(state, state0)
-        upd_code, upd_val, upd_hint = ws.upd_code, ws.upd_val, ws.upd_hint
+        legal = ws.legal
+        keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
+        c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
+        stamp = ws.stamp
+        ws.stamp_id[0] += 1
+        sid = ws.stamp_id[0]
+        u = 0
+        nd = 0
+        for s in range(length):
+            n = legal_moves(state, legal)
+            c_n[t, s] = n
+            for i in range(n):
+                j = insert_code(keys, vals, evals, slots, used, t, code(state, legal[i]))
+                c_slot[t, u] = j
+                if has_bias:
+                    c_bias[t, u] = math.exp(bias(state, legal[i]))
+                u += 1
+                if stamp[j] != sid:
+                    stamp[j] = sid
+                    ws.c_touched[t, nd] = j
+                    nd += 1
+                if legal[i] == seq[s]:
+                    c_best[t, s] = j
+            play(state, seq[s])
+        ws.c_nd[t] = nd
+        ws.c_ok[t] = 1
+
+    @njit
+    def adapt(state0, t, seq, length, params, ws):
+        """Rosin's Adapt of table ``t`` toward ``seq`` played from ``state0``: every
+        probability computed with the old weights (first pass), then the updates applied
+        (second pass) and exp(w / tau) refreshed for the codes touched. The caller sets
+        ``ws.c_ok[t] = 0`` when ``seq`` changes."""
+        if ws.c_ok[t] == 0:
+            cache_steps(state0, t, seq, length, ws)
+        inv_tau = 1.0 / params.tau
+        step = params.alpha * inv_tau
+        vals, evals = ws.vals, ws.evals
+        c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
+        probs = ws.upd_val
         u = 0
         for s in range(length):
-            n = legal_moves(state, ws.legal)
-            total = softmax(state, n, t, inv_tau, ws)
-            scale = step / total
-            for i in range(n):
-                upd_code[u] = ws.codes[i]
-                upd_val[u] = -scale * ws.probs[i]
-                upd_hint[u] = ws.where[i]
-                u += 1
-            upd_code[u] = code(state, seq[s])
-            upd_val[u] = step
-            upd_hint[u] = 0
-            u += 1
-            play(state, seq[s])
-        keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
-        for j in range(u):
-            add_weight(keys, vals, evals, slots, used, t, upd_code[j], upd_val[j], upd_hint[j])
-        refresh_exp(ws, t, inv_tau)
+            n = c_n[t, s]
+            total = 0.0
+            for i in range(u, u + n):
+                e = evals[t, c_slot[t, i]]
+                if has_bias:
+                    e *= c_bias[t, i]
+                probs[i] = e
+                total += e
+            if not 0.0 < total < np.inf:
+                # exp(w / tau) overflowed or underflowed: the largest logit taken out first.
+                hi = -np.inf
+                for i in range(u, u + n):
+                    z = vals[t, c_slot[t, i]] * inv_tau
+                    if has_bias:
+                        z += math.log(c_bias[t, i])
+                    probs[i] = z
+                    hi = max(hi, z)
+                total = 0.0
+                for i in range(u, u + n):
+                    e = math.exp(probs[i] - hi)
+                    probs[i] = e
+                    total += e
+            scale = 1.0 / total
+            for i in range(u, u + n):
+                probs[i] *= scale
+            u += n
+        u = 0
+        for s in range(length):
+            n = c_n[t, s]
+            for i in range(u, u + n):
+                vals[t, c_slot[t, i]] -= step * probs[i]
+            vals[t, c_best[t, s]] += step
+            u += n
+        for d in range(ws.c_nd[t]):
+            j = ws.c_touched[t, d]
+            evals[t, j] = math.exp(vals[t, j] * inv_tau)
 
     @njit(inline="always")
     def after_playout(state, params, ws, trace):
@@ -367,6 +436,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         @njit
         def level_k(state, params, rng, ws, seq, trace):
             copy_table(ws, k, k + 1)
+            ws.c_ok[k] = 0
             child = ws.states[k]
             cand = ws.cand[k]
             best = ws.best[k]
@@ -377,10 +447,14 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
                 length = lower(child, params, rng, ws, cand, trace)
                 s = score(child)
                 if s >= best_score:  # ties: the newer sequence replaces (Rosin's >=)
+                    same = length == best_len
+                    for j in range(length):
+                        same = same and best[j] == cand[j]
+                        best[j] = cand[j]
                     best_score = s
                     best_len = length
-                    for j in range(length):
-                        best[j] = cand[j]
+                    if not same:
+                        ws.c_ok[k] = 0
                 if ws.ctl[CTL_CUT] != 0.0 or it == params.iterations - 1:
                     break
                 adapt(state, k, best, best_len, params, ws)
