@@ -143,8 +143,10 @@ def analyze_levels(ctx) -> list[Claim]:
 
 
 def anytime(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Grid (doubling playouts from 128, and the budget) and each search's best score there."""
-    top = float(group["playouts"].min())
+    """Grid (doubling playouts from 128, and the budget) and each search's best score there.
+    The grid stops at the budget: a beam search can overshoot it (it checks the budget
+    between beam searches), and its later improvements do not count."""
+    top = float(min(group["playouts"].min(), group["budget_playouts"].max()))
     grid = 2.0 ** np.arange(7, 63)
     grid = grid[grid < top]
     grid = np.append(grid, top)
@@ -184,13 +186,15 @@ def analyze_equal(ctx) -> list[Claim]:
                      "ci95": h}
                 )  # fmt: skip
             means, halves = np.array(means), np.array(halves)
-            (line,) = ax.plot(grid, means, "-o", ms=3, label=LABELS.get(algo, algo))
+            style = "--x" if algo == "gnrpa" else "-o"  # GNRPA at tau = 1 lies on NRPA
+            (line,) = ax.plot(grid, means, style, ms=4, label=LABELS.get(algo, algo))
             ax.fill_between(grid, means - halves, means + halves, alpha=0.2, color=line.get_color())
         ax.set_xscale("log", base=2)
         ax.set_xlabel("playouts")
         ax.set_title(game)
     axes[0][0].set_ylabel("best score so far (mean, 95% band)")
     axes[0][-1].legend(fontsize=7)
+    fig.suptitle("Equal playout budgets (a curve starts once every search has a game)")
     save_figure(fig, ctx.figures, "algorithms_equal_playouts")
     table = pd.DataFrame(rows)
     save_table(table, ctx.tables, "algorithms_equal_playouts")
