@@ -123,6 +123,11 @@ class NrpaWorkspace(NamedTuple):
     c_touched: np.ndarray
     c_nd: np.ndarray
     c_ok: np.ndarray
+    r_code: np.ndarray
+    r_slot: np.ndarray
+    r_bias: np.ndarray
+    r_n: np.ndarray
+    r_pick: np.ndarray
     stamp: np.ndarray
     stamp_id: np.ndarray
     stats: np.ndarray
@@ -251,28 +256,40 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         c_touched = np.empty((t, u), np.int64)
         c_nd = np.zeros(t, np.int64)
         c_ok = np.zeros(t, np.int64)
+        r_code = np.empty(u, np.int64)
+        r_slot = np.empty(u, np.int64)
+        r_bias = np.empty(u if has_bias else 1, np.float64)
+        r_n = np.empty(m, np.int64)
+        r_pick = np.empty(m, np.int64)
         stamp = np.zeros(cap, np.int64)
         stamp_id = np.zeros(1, np.int64)
         ctl = np.zeros(CTL_SIZE, np.float64)
         n_trace = np.zeros(1, np.int64)
         return NrpaWorkspace(
             keys, vals, evals, slots, used, states, best, cand, legal, probs, upd_val, c_slot,
-            c_bias, c_n, c_best, c_touched, c_nd, c_ok, stamp, stamp_id, stats, ctl, n_trace,
+            c_bias, c_n, c_best, c_touched, c_nd, c_ok, r_code, r_slot, r_bias, r_n, r_pick,
+            stamp, stamp_id, stats, ctl, n_trace,
         )  # fmt: skip
 
     @njit(inline="always")
-    def softmax(state, n, t, inv_tau, ws):
+    def softmax(state, n, t, inv_tau, ws, u):
         """probs[:n] := the unnormalized move probabilities of table ``t`` at ``state``
-        (legal[:n] listed); returns their sum."""
+        (legal[:n] listed); returns their sum. Records each move's code, slot (or the empty
+        slot where it would go) and exp(beta) at r_*[u:u + n], for ``promote``."""
         legal, probs = ws.legal, ws.probs
         keys, evals = ws.keys, ws.evals
+        r_code, r_slot = ws.r_code, ws.r_slot
         total = 0.0
         for i in range(n):
             c = code(state, legal[i])
             j = _slot(keys, t, c)
+            r_code[u + i] = c
+            r_slot[u + i] = j
             e = evals[t, j] if keys[t, j] == c else 1.0
             if has_bias:
-                e *= math.exp(bias(state, legal[i]))
+                eb = math.exp(bias(state, legal[i]))
+                ws.r_bias[u + i] = eb
+                e *= eb
             probs[i] = e
             total += e
         if not 0.0 < total < np.inf:
@@ -297,20 +314,27 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         """Level 0: one playout with the policy of table 1; returns its length."""
         inv_tau = 1.0 / params.tau
         legal = ws.legal
+        r_n, r_pick = ws.r_n, ws.r_pick
         played = 0
+        u = 0
         while True:
             n = legal_moves(state, legal)
             if n == 0:
                 break
+            # Every step is recorded (r_*), so that the level-1 search can cache this
+            # playout's slots for its adaptations without replaying it (``promote``).
+            total = softmax(state, n, 1, inv_tau, ws, u)
             j = 0
             if n > 1:
-                total = softmax(state, n, 1, inv_tau, ws)
                 r = uniform(rng) * total
                 probs = ws.probs
                 acc = probs[0]
                 while acc <= r and j < n - 1:
                     j += 1
                     acc += probs[j]
+            r_n[played] = n
+            r_pick[played] = j
+            u += n
             move = legal[j]
             seq[played] = move
             play(state, move)
@@ -355,6 +379,50 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             play(state, seq[s])
         ws.c_nd[t] = nd
         ws.c_ok[t] = 1
+
+    @njit
+    def promote(length, ws):
+        """The adaptation cache of table 1 from the recording of the playout just played (the
+        level-1 search's new best sequence): its moves' slots as the playout found them. A
+        slot found empty is still the code's place if still empty (codes are only ever
+        inserted, so the probe sequence before it did not change); otherwise probe again."""
+        keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
+        c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
+        r_code, r_slot, r_n, r_pick = ws.r_code, ws.r_slot, ws.r_n, ws.r_pick
+        stamp = ws.stamp
+        ws.stamp_id[0] += 1
+        sid = ws.stamp_id[0]
+        u = 0
+        nd = 0
+        for s in range(length):
+            n = r_n[s]
+            c_n[1, s] = n
+            for i in range(u, u + n):
+                c = r_code[i]
+                j = r_slot[i]
+                if keys[1, j] != c:
+                    if keys[1, j] == EMPTY:
+                        n_used = used[1]
+                        if 4 * (n_used + 1) > 3 * keys.shape[1]:
+                            raise RuntimeError("nrpa: policy table full")
+                        keys[1, j] = c
+                        vals[1, j] = 0.0
+                        evals[1, j] = 1.0
+                        slots[1, n_used] = j
+                        used[1] = n_used + 1
+                    else:
+                        j = insert_code(keys, vals, evals, slots, used, 1, c)
+                c_slot[1, i] = j
+                if has_bias:
+                    c_bias[1, i] = ws.r_bias[i]
+                if stamp[j] != sid:
+                    stamp[j] = sid
+                    ws.c_touched[1, nd] = j
+                    nd += 1
+            c_best[1, s] = c_slot[1, u + r_pick[s]]
+            u += n
+        ws.c_nd[1] = nd
+        ws.c_ok[1] = 1
 
     @njit
     def adapt(state0, t, seq, length, params, ws):
@@ -453,7 +521,9 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
                         best[j] = cand[j]
                     best_score = s
                     best_len = length
-                    if not same:
+                    if k == 1 and not same:
+                        promote(length, ws)  # the playout's own recording: no replay
+                    elif not same:
                         ws.c_ok[k] = 0
                 if ws.ctl[CTL_CUT] != 0.0 or it == params.iterations - 1:
                     break
