@@ -9,6 +9,8 @@ no bias is NRPA: the same games for the same seeds). The published records (Morp
 and days of CPU: no claim at our scales.
 """
 
+from typing import Any
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -19,6 +21,7 @@ from analysis.common import (
     DIFFERS,
     NOT_ENOUGH,
     Claim,
+    Context,
     cells_read,
     paper_values,
     rerun_command,
@@ -42,7 +45,7 @@ LABELS = {
 }
 
 
-def mean_ci(values) -> tuple[float, float]:
+def mean_ci(values: Any) -> tuple[float, float]:
     """Mean and the half-width of its 95% Student-t interval (0 for one value)."""
     v = np.asarray(values, float)
     if v.size < 2:
@@ -58,7 +61,7 @@ def _series(df: pd.DataFrame, experiment: str) -> pd.Series:
     return pd.Series("SameGame (total)" if "samegame" in experiment else "left move", df.index)
 
 
-def level_table(ctx) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+def level_table(ctx: Context) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """Mean score by level and series (SameGame: the total over positions of the per-position
     means, its interval from the positions' standard errors)."""
     rows, frames = [], {}
@@ -93,7 +96,7 @@ def level_table(ctx) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     return pd.DataFrame(rows), frames
 
 
-def analyze_levels(ctx) -> list[Claim]:
+def analyze_levels(ctx: Context) -> list[Claim]:
     cmd = rerun_command(ctx.scale, *LEVEL_EXPERIMENTS)
     table, frames = level_table(ctx)
     if table.empty:
@@ -159,7 +162,7 @@ def anytime(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return grid, matrix
 
 
-def analyze_equal(ctx) -> list[Claim]:
+def analyze_equal(ctx: Context) -> list[Claim]:
     cmd = rerun_command(ctx.scale, *EQUAL)
     frames = [ctx.results(e) for e in EQUAL]
     frames = [f for f in frames if not f.empty]
@@ -235,6 +238,6 @@ def analyze_equal(ctx) -> list[Claim]:
     return claims
 
 
-def analyze(ctx) -> list[Claim]:
+def analyze(ctx: Context) -> list[Claim]:
     paper_values("nrpa")  # the sources must parse
     return analyze_levels(ctx) + analyze_equal(ctx)
