@@ -16,6 +16,7 @@ from analysis import (
     leftmove,
     morpion_nmcs,
     morpion_reflexive,
+    nrpa,
     samegame,
     sudoku,
     twoplayer,
@@ -27,7 +28,7 @@ from nmcs.core.scales import SCALES
 from nmcs.harness.provenance import provenance
 from nmcs.harness.results import experiment_result_files
 
-MODULES = (leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku, beam, twoplayer)
+MODULES = (leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku, beam, twoplayer, nrpa)
 
 
 def main(argv: list[str] | None = None) -> int:

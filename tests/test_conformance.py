@@ -127,3 +127,17 @@ def test_results_do_not_depend_on_workers(game):
     np.testing.assert_array_equal(one.playouts, two.playouts)
     for a, b in zip(one.moves, two.moves, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("algo", ["nrpa", "gnrpa"])
+def test_nrpa_sequences_replay_to_their_score(game, algo):
+    # Every single-player game has move codes (``code``), so NRPA and GNRPA run on it.
+    state0 = small_state(game)
+    seeds = search_seeds(5, 0, 3)
+    res = search_batch(game.NAME, state0, seeds, algo=algo, level=2, iterations=3)
+    for i in range(3):
+        assert res.length[i] == len(res.moves[i])
+        assert game.score(replay(game, state0, res.moves[i])) == res.score[i]
+        assert res.playouts[i] == 9 or game.NAME == "sudoku"  # Sudoku stops when solved
+    two = search_batch(game.NAME, state0, seeds, algo=algo, level=2, iterations=3, workers=2)
+    np.testing.assert_array_equal(res.score, two.score)

@@ -13,6 +13,9 @@ State layout (int64[4])::
     RUN     left moves before the first right move (the score)
     ON_PATH 1 while no right move has been played
 
+NRPA code (``code``): (depth, move) = 2 * PLAYED + move, e.g. LEFT as the
+fourth move (PLAYED = 3) is 6.
+
 Move encoding: 0 = LEFT, 1 = RIGHT; both are legal until PLAYED == DEPTH (a game always goes to
 the bottom of the tree, so every playout from depth-d remaining has d moves).
 
@@ -68,6 +71,13 @@ def play(state, move):
         state[RUN] += state[ON_PATH]
     else:
         state[ON_PATH] = 0
+
+
+@njit(cache=True)
+def code(state, move):
+    """NRPA move code (depth, move): ``2 * PLAYED + move``, the same move at the same depth is
+    the same code whatever was played before (issue 22's coding of the tree problems)."""
+    return np.int64(2) * state[PLAYED] + np.int64(move)
 
 
 @njit(cache=True)

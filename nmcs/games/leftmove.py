@@ -11,6 +11,9 @@ State layout (int64[3])::
     PLAYED moves played so far
     LEFTS  left moves among them (the score)
 
+NRPA code (``code``): (depth, move) = 2 * PLAYED + move, e.g. LEFT as the
+fourth move (PLAYED = 3) is 6.
+
 Move encoding: 0 = LEFT, 1 = RIGHT; both are legal until PLAYED == DEPTH.
 
 Playout: uniform random moves. One 64-bit random word gives 64 moves at once (bit set = left),
@@ -65,6 +68,13 @@ def play(state, move):
     state[PLAYED] += 1
     if move == LEFT:
         state[LEFTS] += 1
+
+
+@njit(cache=True)
+def code(state, move):
+    """NRPA move code (depth, move): ``2 * PLAYED + move``, the same move at the same depth is
+    the same code whatever was played before (issue 22's coding of the tree problems)."""
+    return np.int64(2) * state[PLAYED] + np.int64(move)
 
 
 @njit(cache=True)

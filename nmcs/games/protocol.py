@@ -38,6 +38,14 @@ class GameKernels(Protocol):
         """Score of the position (the result when the game is over)."""
         ...
 
+    def code(self, state: np.ndarray, move: int) -> np.int64:
+        """A move's identity across positions (a non-negative int64) for policy-learning
+        searches (NRPA, GNRPA: ``nmcs.search.nrpa``): the same code in two positions means the
+        same policy weight. Each game documents its code and the source of that coding in its
+        module docstring. Single-player games only; optional kernel ``bias(state, move)``
+        (float64): GNRPA's prior bias beta of a move (none: 0)."""
+        ...
+
     def playout(self, state: np.ndarray, rng: np.ndarray, moves: np.ndarray, record: bool) -> int:
         """Play the game's playout policy to the end in place; return the number of moves;
         write them into ``moves`` only if ``record``. Must be a function of ``state`` and the

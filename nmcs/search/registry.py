@@ -22,7 +22,8 @@ A record says::
                   level the compiled search will be asked to run (an algorithm whose levels
                   are separate functions compiles no more; the others ignore it)
     needs_budget  True: needs ``budget.seconds`` and/or ``budget.playouts``; False: runs to
-                  completion and refuses a budget
+                  completion and refuses a budget; None: runs to completion without one and
+                  takes one if given (NRPA: the budget repeats and cuts the search)
     writes_trace  True: returns an anytime trace (seconds, playouts, best score) per search
     games         the games it accepts (None: every game)
     stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
@@ -57,6 +58,7 @@ BUILTIN_MODULES = (
     "nmcs.search.uct",
     "nmcs.search.beam",
     "nmcs.search.fc",
+    "nmcs.search.nrpa",
 )
 PLUGINS_ENV = "NMCS_PLUGINS"
 
@@ -85,7 +87,7 @@ class Algorithm:
     config: type
     params: Callable[[Any, Settings, Any, Any], tuple]
     build: Callable[[Any, int], tuple]
-    needs_budget: bool = False
+    needs_budget: bool | None = False
     writes_trace: bool = False
     games: tuple[str, ...] | None = None
     stop_rule: bool = False
@@ -155,11 +157,11 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
             "so no level would memorize (memorize_from must be from 1 to the level; "
             "for no memorization set memorize=false)"
         )
-    if algo.needs_budget and not settings.has_budget:
+    if algo.needs_budget is True and not settings.has_budget:
         raise ValueError(f"budget: algo={algo.name} needs budget.seconds and/or budget.playouts")
-    if settings.has_budget and not algo.needs_budget:
+    if settings.has_budget and algo.needs_budget is False:
         # A budget that is silently ignored would label results with a limit they never had.
-        budgeted = [a.name for a in _ALGORITHMS.values() if a.needs_budget]
+        budgeted = [a.name for a in _ALGORITHMS.values() if a.needs_budget is not False]
         raise ValueError(
             f"budget: algo={algo.name} runs to completion and takes no budget "
             f"(budgets are for algo={' or algo='.join(budgeted)}; "

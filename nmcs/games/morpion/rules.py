@@ -53,6 +53,13 @@ Move encoding (int32)::
       y 4:   . . o . . . .  <- first cell, w = (255 + 2 + 4) * 64 + 2, cell = 2 * 64 + 4
     Pentasol writes this move with k = 0 (its k is 2 - ours, see nmcs.games.morpion.psol).
 
+NRPA code (``code``): the move itself. It names the line (w: its first cell and, by the word,
+its direction) and the new dot (cell), which do not depend on the position the move is played
+in, so the same move gets the same policy weight at every step. This is the line-and-point
+coding of Rosin's Morpion experiments (IJCAI 2011, section 3) and of the public NRPA engines
+(e.g. bnegreve/nrpa, which keys a move by its line and dot). Two moves that draw the same line
+with different new dots are different codes.
+
 State layout (int64)::
 
     0 VARIANT  0 = 5D, 1 = 5T        5 SPAN    5-bit (5D) or 4-bit (5T) mark mask of a line
@@ -312,6 +319,12 @@ def legal_moves(state, out):
 @njit(cache=True)
 def score(state):
     return state[NMOVES]
+
+
+@njit(cache=True)
+def code(state, move):
+    """NRPA move code: the move itself (its line and new dot, see the module docstring)."""
+    return np.int64(move)
 
 
 @njit(cache=True)

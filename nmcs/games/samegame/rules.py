@@ -37,6 +37,14 @@ and a canonical state is what the conformance test compares.
 Move encoding: the smallest cell index i = c*H + r of the group in the CURRENT board (its
 leftmost column, lowest cell there). ``legal_moves`` lists them in increasing order.
 
+NRPA code (``code``): ``cell * MAX_COLORS + colour``, the group's reference cell (the move
+above, in the current board's coordinates) and its colour. The NRPA SameGame literature codes a
+move by its colour and the cells of its group (Cazenave's NRPA/GNRPA SameGame experiments, e.g.
+Cazenave 2020, "Generalized Nested Rollout Policy Adaptation", arXiv:2003.10024, section on
+SameGame, as we read it; we could not check the exact hashing). A hash of the whole cell set
+needs a flood fill per legal move per step; we take the cheaper (cell, colour) pair, which
+names the same group when the board below and left of it is unchanged. See docs/nrpa.md.
+
 Playouts: POLICY 0 picks uniformly among all groups. POLICY 1 is TabuColorRandom (Schadd et al.
 2008, as Cazenave states it): at the start of the playout the colour with the most cells is tabu
 (ties go to the lowest colour number); a tabu move is played only if no other move exists, or if
@@ -161,6 +169,13 @@ def max_branching(state):
 @njit(cache=True)
 def score(state):
     return state[SCORE]
+
+
+@njit(cache=True)
+def code(state, move):
+    """NRPA move code: (reference cell, colour) = ``move * MAX_COLORS + colour``."""
+    colour = state[HDR + state[WIDTH] + state[COLORS] + move]
+    return np.int64(move) * MAX_COLORS + np.int64(colour)
 
 
 @njit(cache=True, inline="always")

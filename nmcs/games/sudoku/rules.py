@@ -35,6 +35,10 @@ Keeping the count next to the mask makes removing a value one subtraction, and t
 Move encoding: ``cell * N + v`` (cell = row * N + col, v = 0-based value), e.g. on 16x16 the
 move 4100 = 256 * 16 + 4 puts the value 5 at row 16, column 1 (1-based).
 
+NRPA code (``code``): the move itself, i.e. the pair (cell, value), as issue 22 asks and as
+NRPA is usually applied to constraint problems (a variable-value pair); it does not depend on
+the order the cells were filled in.
+
 Problems (generator, stored set, 9x9 reader) live in ``nmcs.games.sudoku.io``; forward checking
 in ``nmcs.games.sudoku.fc`` (``algo=fc``); "restart until solved" is ``algo=iterative``.
 """
@@ -168,6 +172,12 @@ def max_moves(state):
 @njit(cache=True)
 def max_branching(state):
     return state[SIZE]
+
+
+@njit(cache=True)
+def code(state, move):
+    """NRPA move code: (cell, value) = the move itself (see the module docstring)."""
+    return np.int64(move)
 
 
 @njit(cache=True)

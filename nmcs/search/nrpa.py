@@ -1,0 +1,671 @@
+"""Nested Rollout Policy Adaptation (Rosin, IJCAI 2011) and its generalization GNRPA (Cazenave
+2020), written once for every game that has move codes (``code(state, move)``, see
+``nmcs.games.protocol``); docs/nrpa.md has the definitions and the sources.
+
+``algo=nrpa`` (options ``algo.iterations`` N, ``algo.alpha``) and ``algo=gnrpa`` (the same and
+``algo.tau``, with the game's optional ``bias(state, move)`` kernel as beta) share this module's
+kernels::
+
+    level 0   one playout: at each step, move m is drawn with probability
+              exp(w[code(m)] / tau + beta(m)) / sum over the legal moves (NRPA: tau = 1, beta = 0)
+    level L   N level-(L-1) searches, each starting from a copy of this level's policy; keeps
+              the best sequence (ties: the newer replaces the best, ``>=`` as in Rosin's
+              pseudo-code) and, after each search but the last (that adaptation would change
+              nothing returned), adapts its policy toward the best sequence:
+              w[code(b_t)] += alpha / tau and w[code(m)] -= alpha / tau * p(m) for every legal
+              m at each step t, the probabilities p taken from the policy as it was before
+              this adaptation (Rosin's ``Adapt``; GNRPA's gradient with tau and beta)
+
+The top level starts from the uniform policy (every weight 0). With a budget
+(``budget.playouts`` and/or ``budget.seconds``) the level-L search is repeated from a fresh
+policy until the budget is spent, the search under way stopping after the playout that spends
+it and returning the best game it knows (so the budget works as for ``algo=iterative``); without
+one, a single level-L search runs to completion (N**L playouts). A game with a target score
+(Sudoku) stops every level at the first playout that reaches it. The anytime trace records
+each playout that beats the best so far.
+
+The policy: one open-addressing hash table (linear probing) per level, int64 codes and float64
+weights in numpy arrays, beside exp(w / tau) of each code (so a playout calls no exp); a
+missing code has weight 0. Each table also lists its occupied slots, so copying a policy to the
+level below (and clearing it) costs the number of codes it holds, not its capacity. The
+capacity (a power of two, at least 4 x (max moves + 1) x max branching, at most 2**21) is fixed
+per search; a table filled to 3/4 raises an error rather than degrade.
+
+The adaptation caches, per level, the table slot of every legal move's code at every step of
+the best sequence (a code's slot never changes once inserted): above level 1 by replaying a
+new best sequence once, at level 1 from the recording the playout made as it drew its moves
+(the ``r_*`` buffers), which saves a replay each time the best changes (0.44 times per
+playout on Morpion 5D, ties replacing); each adaptation then computes every probability
+from the old exp(w / tau) (first pass), applies the updates (second pass) and recomputes
+exp(w / tau) for the codes it touched: Rosin's copy of the policy without copying it.
+Softmax overflow (weights beyond about +-700) falls back to subtracting the largest logit.
+
+Workspace (T = level + 2 tables: table k belongs to the level-k search, table 1 is read by the
+playouts, table ``level + 1`` stays empty and is what the top level copies: the uniform
+policy; C = capacity, S = state size, B = max branching, M = max moves + 1, U = M x B)::
+
+    keys   int64 [T, C]    codes (EMPTY = -1)     vals / evals  float64 [T, C]  w, exp(w / tau)
+    slots  int64 [T, C]    occupied slots         used          int64 [T]       how many
+    states [T, S]          the child position of each level; states[0] for replays
+    best   int32 [T, M]    best sequence of each level          cand  int32 [T, M]  the last one
+    legal  int32 [B], probs float64 [B]           the step being drawn
+    upd_val float64 [U]    the probabilities of an adaptation
+    c_*    [T, ...]        the adaptation cache of each level: c_slot [T, U] slots of the legal
+                           moves step by step, c_n [T, M] their number, c_best [T, M] the
+                           played move's slot, c_bias [T, U] exp(beta) (GNRPA), c_touched [T, U]
+                           and c_nd [T] the distinct slots, c_ok [T] valid; stamp [C] and
+                           stamp_id [1] deduplicate the slots
+    r_*    [U], [M]        the last playout's recording: r_code, r_slot, r_bias per legal
+                           move, r_n moves per step, r_pick the index drawn
+    stats  int64 [2]       playouts, playout moves
+    ctl    float64 [7]     budget clock (0-3), cut flag, best score seen, target score
+    n_trace int64 [1]      rows of the anytime trace written
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+
+from nmcs.core.rng import uniform
+from nmcs.search.anytime import (
+    NO_SCORE,
+    PLAYOUT_MOVES,
+    PLAYOUTS,
+    level_dispatch,
+    record_improvement,
+    start_clock,
+    state_copier,
+    target_score_kernel,
+    time_is_up,
+)
+from nmcs.search.registry import Algorithm, Settings, register
+
+MAX_LEVEL = 4
+EMPTY = np.int64(-1)
+MIN_CAPACITY = 1 << 12
+MAX_CAPACITY = 1 << 21
+CTL_CUT, CTL_BEST, CTL_TARGET = 4, 5, 6
+CTL_SIZE = 7
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+_S29 = np.uint64(29)
+
+
+class NrpaParams(NamedTuple):
+    level: int
+    iterations: int
+    alpha: float
+    tau: float
+    max_seconds: float  # 0: no limit of that kind
+    max_playouts: int
+    capacity: int  # slots of each policy table (a power of two)
+
+
+class NrpaWorkspace(NamedTuple):
+    """Per-worker buffers of an NRPA search (see the module docstring)."""
+
+    keys: np.ndarray
+    vals: np.ndarray
+    evals: np.ndarray
+    slots: np.ndarray
+    used: np.ndarray
+    states: np.ndarray
+    best: np.ndarray
+    cand: np.ndarray
+    legal: np.ndarray
+    probs: np.ndarray
+    upd_val: np.ndarray
+    c_slot: np.ndarray
+    c_bias: np.ndarray
+    c_n: np.ndarray
+    c_best: np.ndarray
+    c_touched: np.ndarray
+    c_nd: np.ndarray
+    c_ok: np.ndarray
+    r_code: np.ndarray
+    r_slot: np.ndarray
+    r_bias: np.ndarray
+    r_n: np.ndarray
+    r_pick: np.ndarray
+    stamp: np.ndarray
+    stamp_id: np.ndarray
+    stats: np.ndarray
+    ctl: np.ndarray
+    n_trace: np.ndarray
+
+
+# --- The policy table --------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _slot(keys, t, code):
+    """The slot of ``code`` in table ``t``, or the empty slot where it would go."""
+    mask = keys.shape[1] - 1
+    h = np.uint64(code) * _GOLD
+    i = np.int64((h ^ (h >> _S29)) & np.uint64(mask))
+    while True:
+        k = keys[t, i]
+        if k == code or k == EMPTY:
+            return i
+        i = (i + 1) & mask
+
+
+@njit(cache=True, inline="always")
+def weight(ws, t, code):
+    """The weight of ``code`` in table ``t`` (0 if it has none)."""
+    i = _slot(ws.keys, t, code)
+    return ws.vals[t, i] if ws.keys[t, i] == code else 0.0
+
+
+@njit(cache=True, inline="always")
+def insert_code(keys, vals, evals, slots, used, t, code):
+    """The slot of ``code`` in table ``t``, inserted with weight 0 if missing. Takes the
+    table's arrays, not the workspace: a call that passes the whole workspace tuple costs
+    about 20 arrays of machine words."""
+    i = _slot(keys, t, code)
+    if keys[t, i] == EMPTY:
+        n = used[t]
+        if 4 * (n + 1) > 3 * keys.shape[1]:
+            raise RuntimeError("nrpa: policy table full (more codes than capacity allows)")
+        keys[t, i] = code
+        vals[t, i] = 0.0
+        evals[t, i] = 1.0
+        slots[t, n] = i
+        used[t] = n + 1
+    return i
+
+
+@njit(cache=True)
+def copy_table(ws, dst, src):
+    """Table ``dst`` := table ``src`` (same capacity and hash, so the same slots)."""
+    keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
+    for j in range(used[dst]):
+        keys[dst, slots[dst, j]] = EMPTY
+    n = used[src]
+    for j in range(n):
+        i = slots[src, j]
+        keys[dst, i] = keys[src, i]
+        vals[dst, i] = vals[src, i]
+        evals[dst, i] = evals[src, i]
+        slots[dst, j] = i
+    used[dst] = n
+
+
+def table_capacity(max_moves: int, max_branching: int) -> int:
+    """Slots of a policy table for a game with these bounds (see the module docstring)."""
+    need = 4 * (max_moves + 1) * max_branching
+    cap = MIN_CAPACITY
+    while cap < need and cap < MAX_CAPACITY:
+        cap *= 2
+    return cap
+
+
+# --- The search --------------------------------------------------------------------------------
+
+
+def _no_bias(game):
+    @njit(inline="always")
+    def bias(state, move):
+        return 0.0
+
+    return bias
+
+
+@functools.cache
+def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
+    """``(new_workspace, run, adapt)`` of NRPA (``use_bias`` False) or GNRPA (the game's
+    ``bias`` kernel, if any, as beta) on ``game``'s kernels, levels 0 to ``levels`` unrolled.
+    ``adapt(state0, t, seq, length, params, ws)`` is Rosin's adaptation of table ``t`` toward
+    ``seq`` (exposed for the tests)."""
+    legal_moves = game.legal_moves
+    play = game.play
+    score = game.score
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+    code = game.code
+    bias = getattr(game, "bias", None) if use_bias else None
+    has_bias = bias is not None
+    if bias is None:
+        bias = _no_bias(game)
+    copy_state = state_copier(game)
+    target_score = target_score_kernel(game)
+
+    @njit
+    def new_workspace(state0, params, stats):
+        t = params.level + 2
+        cap = params.capacity
+        m = max_moves(state0) + 1
+        b = max_branching(state0)
+        keys = np.full((t, cap), EMPTY, np.int64)
+        vals = np.zeros((t, cap), np.float64)
+        evals = np.ones((t, cap), np.float64)
+        slots = np.zeros((t, cap), np.int64)
+        used = np.zeros(t, np.int64)
+        states = np.empty((t, state0.shape[0]), state0.dtype)
+        best = np.empty((t, m), np.int32)
+        cand = np.empty((t, m), np.int32)
+        legal = np.empty(b, np.int32)
+        probs = np.empty(b, np.float64)
+        u = m * b
+        upd_val = np.empty(u, np.float64)
+        c_slot = np.empty((t, u), np.int64)
+        c_bias = np.empty((t, u if has_bias else 1), np.float64)
+        c_n = np.empty((t, m), np.int64)
+        c_best = np.empty((t, m), np.int64)
+        c_touched = np.empty((t, u), np.int64)
+        c_nd = np.zeros(t, np.int64)
+        c_ok = np.zeros(t, np.int64)
+        r_code = np.empty(u, np.int64)
+        r_slot = np.empty(u, np.int64)
+        r_bias = np.empty(u if has_bias else 1, np.float64)
+        r_n = np.empty(m, np.int64)
+        r_pick = np.empty(m, np.int64)
+        stamp = np.zeros(cap, np.int64)
+        stamp_id = np.zeros(1, np.int64)
+        ctl = np.zeros(CTL_SIZE, np.float64)
+        n_trace = np.zeros(1, np.int64)
+        return NrpaWorkspace(
+            keys, vals, evals, slots, used, states, best, cand, legal, probs, upd_val, c_slot,
+            c_bias, c_n, c_best, c_touched, c_nd, c_ok, r_code, r_slot, r_bias, r_n, r_pick,
+            stamp, stamp_id, stats, ctl, n_trace,
+        )  # fmt: skip
+
+    @njit(inline="always")
+    def softmax(state, n, t, inv_tau, ws, u):
+        """probs[:n] := the unnormalized move probabilities of table ``t`` at ``state``
+        (legal[:n] listed); returns their sum. Records each move's code, slot (or the empty
+        slot where it would go) and exp(beta) at r_*[u:u + n], for ``promote``."""
+        legal, probs = ws.legal, ws.probs
+        keys, evals = ws.keys, ws.evals
+        r_code, r_slot = ws.r_code, ws.r_slot
+        total = 0.0
+        for i in range(n):
+            c = code(state, legal[i])
+            j = _slot(keys, t, c)
+            r_code[u + i] = c
+            r_slot[u + i] = j
+            e = evals[t, j] if keys[t, j] == c else 1.0
+            if has_bias:
+                eb = math.exp(bias(state, legal[i]))
+                ws.r_bias[u + i] = eb
+                e *= eb
+            probs[i] = e
+            total += e
+        if not 0.0 < total < np.inf:
+            # exp(w / tau) overflowed or underflowed: the same with the largest logit taken
+            # out first (weights beyond about +-700 only).
+            hi = -np.inf
+            for i in range(n):
+                z = weight(ws, t, code(state, legal[i])) * inv_tau
+                if has_bias:
+                    z += bias(state, legal[i])
+                probs[i] = z
+                hi = max(hi, z)
+            total = 0.0
+            for i in range(n):
+                e = math.exp(probs[i] - hi)
+                probs[i] = e
+                total += e
+        return total
+
+    @njit(inline="always")
+    def rollout(state, params, rng, ws, seq, trace):
+        """Level 0: one playout with the policy of table 1; returns its length."""
+        inv_tau = 1.0 / params.tau
+        legal = ws.legal
+        r_n, r_pick = ws.r_n, ws.r_pick
+        played = 0
+        u = 0
+        while True:
+            n = legal_moves(state, legal)
+            if n == 0:
+                break
+            # Every step is recorded (r_*), so that the level-1 search can cache this
+            # playout's slots for its adaptations without replaying it (``promote``).
+            total = softmax(state, n, 1, inv_tau, ws, u)
+            j = 0
+            if n > 1:
+                r = uniform(rng) * total
+                probs = ws.probs
+                acc = probs[0]
+                while acc <= r and j < n - 1:
+                    j += 1
+                    acc += probs[j]
+            r_n[played] = n
+            r_pick[played] = j
+            u += n
+            move = legal[j]
+            seq[played] = move
+            play(state, move)
+            played += 1
+        stats = ws.stats
+        stats[PLAYOUTS] += 1
+        stats[PLAYOUT_MOVES] += played
+        return played
+
+    @njit
+    def cache_steps(state0, t, seq, length, ws):
+        """Replay ``seq`` from ``state0`` and cache, for table ``t``, the slot of every legal
+        move's code at every step (inserting missing codes with weight 0, which changes no
+        probability), the slot of the played move and (GNRPA) exp(beta) of every legal move,
+        and the distinct slots touched. A code's slot never changes once inserted, so the
+        cache serves every adaptation toward the same sequence in the same table."""
+        state = ws.states[0]
+        copy_state(state, state0)
+        legal = ws.legal
+        keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
+        c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
+        stamp = ws.stamp
+        ws.stamp_id[0] += 1
+        sid = ws.stamp_id[0]
+        u = 0
+        nd = 0
+        for s in range(length):
+            n = legal_moves(state, legal)
+            c_n[t, s] = n
+            for i in range(n):
+                j = insert_code(keys, vals, evals, slots, used, t, code(state, legal[i]))
+                c_slot[t, u] = j
+                if has_bias:
+                    c_bias[t, u] = math.exp(bias(state, legal[i]))
+                u += 1
+                if stamp[j] != sid:
+                    stamp[j] = sid
+                    ws.c_touched[t, nd] = j
+                    nd += 1
+                if legal[i] == seq[s]:
+                    c_best[t, s] = j
+            play(state, seq[s])
+        ws.c_nd[t] = nd
+        ws.c_ok[t] = 1
+
+    @njit
+    def promote(length, ws):
+        """The adaptation cache of table 1 from the recording of the playout just played (the
+        level-1 search's new best sequence): its moves' slots as the playout found them. A
+        slot found empty is still the code's place if still empty (codes are only ever
+        inserted, so the probe sequence before it did not change); otherwise probe again."""
+        keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
+        c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
+        r_code, r_slot, r_n, r_pick = ws.r_code, ws.r_slot, ws.r_n, ws.r_pick
+        stamp = ws.stamp
+        ws.stamp_id[0] += 1
+        sid = ws.stamp_id[0]
+        u = 0
+        nd = 0
+        for s in range(length):
+            n = r_n[s]
+            c_n[1, s] = n
+            for i in range(u, u + n):
+                c = r_code[i]
+                j = r_slot[i]
+                if keys[1, j] != c:
+                    if keys[1, j] == EMPTY:
+                        n_used = used[1]
+                        if 4 * (n_used + 1) > 3 * keys.shape[1]:
+                            raise RuntimeError("nrpa: policy table full")
+                        keys[1, j] = c
+                        vals[1, j] = 0.0
+                        evals[1, j] = 1.0
+                        slots[1, n_used] = j
+                        used[1] = n_used + 1
+                    else:
+                        j = insert_code(keys, vals, evals, slots, used, 1, c)
+                c_slot[1, i] = j
+                if has_bias:
+                    c_bias[1, i] = ws.r_bias[i]
+                if stamp[j] != sid:
+                    stamp[j] = sid
+                    ws.c_touched[1, nd] = j
+                    nd += 1
+            c_best[1, s] = c_slot[1, u + r_pick[s]]
+            u += n
+        ws.c_nd[1] = nd
+        ws.c_ok[1] = 1
+
+    @njit
+    def adapt(state0, t, seq, length, params, ws):
+        """Rosin's Adapt of table ``t`` toward ``seq`` played from ``state0``: every
+        probability computed with the old weights (first pass), then the updates applied
+        (second pass) and exp(w / tau) refreshed for the codes touched. The caller sets
+        ``ws.c_ok[t] = 0`` when ``seq`` changes."""
+        if ws.c_ok[t] == 0:
+            cache_steps(state0, t, seq, length, ws)
+        inv_tau = 1.0 / params.tau
+        step = params.alpha * inv_tau
+        vals, evals = ws.vals, ws.evals
+        c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
+        probs = ws.upd_val
+        u = 0
+        for s in range(length):
+            n = c_n[t, s]
+            total = 0.0
+            for i in range(u, u + n):
+                e = evals[t, c_slot[t, i]]
+                if has_bias:
+                    e *= c_bias[t, i]
+                probs[i] = e
+                total += e
+            if not 0.0 < total < np.inf:
+                # exp(w / tau) overflowed or underflowed: the largest logit taken out first.
+                hi = -np.inf
+                for i in range(u, u + n):
+                    z = vals[t, c_slot[t, i]] * inv_tau
+                    if has_bias:
+                        z += math.log(c_bias[t, i])
+                    probs[i] = z
+                    hi = max(hi, z)
+                total = 0.0
+                for i in range(u, u + n):
+                    e = math.exp(probs[i] - hi)
+                    probs[i] = e
+                    total += e
+            scale = 1.0 / total
+            for i in range(u, u + n):
+                probs[i] *= scale
+            u += n
+        u = 0
+        for s in range(length):
+            n = c_n[t, s]
+            for i in range(u, u + n):
+                vals[t, c_slot[t, i]] -= step * probs[i]
+            vals[t, c_best[t, s]] += step
+            u += n
+        for d in range(ws.c_nd[t]):
+            j = ws.c_touched[t, d]
+            evals[t, j] = math.exp(vals[t, j] * inv_tau)
+
+    @njit(inline="always")
+    def after_playout(state, params, ws, trace):
+        """Trace a new best, and set the cut flag once the budget is spent or the target
+        score reached."""
+        ctl = ws.ctl
+        stats = ws.stats
+        s = score(state)
+        if s > ctl[CTL_BEST]:
+            ctl[CTL_BEST] = s
+            ws.n_trace[0] = record_improvement(trace, ws.n_trace[0], ctl, stats[PLAYOUTS], s)
+        if s >= ctl[CTL_TARGET]:
+            ctl[CTL_CUT] = 1.0
+        elif params.max_playouts > 0 and stats[PLAYOUTS] >= params.max_playouts:
+            ctl[CTL_CUT] = 1.0
+        elif params.max_seconds > 0 and time_is_up(ctl, params.max_seconds):
+            ctl[CTL_CUT] = 1.0
+
+    @njit(inline="always")
+    def level0(state, params, rng, ws, seq, trace):
+        """A level-0 search: one playout (of the uniform policy at the top)."""
+        length = rollout(state, params, rng, ws, seq, trace)
+        after_playout(state, params, ws, trace)
+        return length
+
+    def make_level(lower, k):
+        @njit
+        def level_k(state, params, rng, ws, seq, trace):
+            copy_table(ws, k, k + 1)
+            ws.c_ok[k] = 0
+            child = ws.states[k]
+            cand = ws.cand[k]
+            best = ws.best[k]
+            best_score = NO_SCORE
+            best_len = 0
+            for it in range(params.iterations):
+                copy_state(child, state)
+                length = lower(child, params, rng, ws, cand, trace)
+                s = score(child)
+                if s >= best_score:  # ties: the newer sequence replaces (Rosin's >=)
+                    same = length == best_len
+                    for j in range(length):
+                        same = same and best[j] == cand[j]
+                        best[j] = cand[j]
+                    best_score = s
+                    best_len = length
+                    if k == 1 and not same:
+                        promote(length, ws)  # the playout's own recording: no replay
+                    elif not same:
+                        ws.c_ok[k] = 0
+                if ws.ctl[CTL_CUT] != 0.0 or it == params.iterations - 1:
+                    break
+                adapt(state, k, best, best_len, params, ws)
+            for j in range(best_len):
+                seq[j] = best[j]
+                play(state, best[j])
+            return best_len
+
+        return level_k
+
+    searches = [level0]
+    for k in range(1, levels + 1):
+        searches.append(make_level(searches[-1], k))
+    search = level_dispatch(searches)
+
+    @njit
+    def run(state, params, rng, ws, seq, trace):
+        ctl = ws.ctl
+        clock = start_clock()
+        for j in range(4):
+            ctl[j] = clock[j]
+        ctl[CTL_CUT] = 0.0
+        ctl[CTL_BEST] = NO_SCORE
+        ctl[CTL_TARGET] = target_score(state)
+        ws.n_trace[0] = 0
+        budgeted = params.max_playouts > 0 or params.max_seconds > 0
+        top = ws.states[params.level + 1]
+        out = ws.cand[params.level + 1]
+        best = NO_SCORE
+        best_len = 0
+        while True:
+            copy_state(top, state)
+            length = search(top, params.level, params, rng, ws, out, trace)
+            s = score(top)
+            if s > best:
+                best = s
+                best_len = length
+                for j in range(length):
+                    seq[j] = out[j]
+            if not budgeted or ctl[CTL_CUT] != 0.0:
+                break
+        for j in range(best_len):
+            play(state, seq[j])
+        return best_len, ws.n_trace[0]
+
+    return new_workspace, run, adapt
+
+
+# --- The registry records: algo=nrpa and algo=gnrpa ----------------------------------------------
+
+
+def _check_options(name: str, iterations: Any, alpha: Any, tau: Any = 1.0) -> None:
+    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"algo.iterations = {iterations!r}: must be an integer >= 1")
+    if iterations > 10**7:
+        raise ValueError(f"algo.iterations = {iterations}: must be at most 10000000")
+    for key, value, low in (("alpha", alpha, ">= 0"), ("tau", tau, "> 0")):
+        ok = not isinstance(value, bool) and isinstance(value, int | float)
+        ok = ok and math.isfinite(value) and (value >= 0 if key == "alpha" else value > 0)
+        if not ok:
+            raise ValueError(f"algo.{key} = {value!r}: must be a finite number {low}")
+
+
+@dataclass
+class NrpaConfig:
+    """``algo=nrpa``: NRPA of ``level`` with ``iterations`` (N) searches per level and step
+    ``alpha``."""
+
+    name: str = "nrpa"
+    iterations: int = 100
+    alpha: float = 1.0
+
+    def check(self, settings: Settings) -> None:
+        _check_options(self.name, self.iterations, self.alpha)
+
+
+@dataclass
+class GnrpaConfig:
+    """``algo=gnrpa``: GNRPA, NRPA with a temperature ``tau`` and the game's bias beta."""
+
+    name: str = "gnrpa"
+    iterations: int = 100
+    alpha: float = 1.0
+    tau: float = 1.0
+
+    def check(self, settings: Settings) -> None:
+        _check_options(self.name, self.iterations, self.alpha, self.tau)
+
+
+def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarray) -> NrpaParams:
+    """The engine parameters of an NRPA or GNRPA search."""
+    return NrpaParams(
+        int(settings.level),
+        int(options.iterations),
+        float(options.alpha),
+        float(getattr(options, "tau", 1.0)),
+        float(settings.max_seconds),
+        int(settings.max_playouts),
+        table_capacity(int(kernels.max_moves(state0)), int(kernels.max_branching(state0))),
+    )
+
+
+def build_nrpa_search(game: Any, levels: int) -> tuple:
+    """``(new_workspace, run)`` of algo=nrpa for the engine (``nmcs.search.engine``)."""
+    return build_nrpa(game, levels, False)[:2]
+
+
+def build_gnrpa_search(game: Any, levels: int) -> tuple:
+    """``(new_workspace, run)`` of algo=gnrpa: the game's ``bias`` kernel (if any) as beta."""
+    return build_nrpa(game, levels, True)[:2]
+
+
+# The games with move codes: the single-player games of this package. needs_budget=None: a
+# search runs to completion without a budget, and a budget, if given, repeats and cuts it.
+_CODED_GAMES = ("leftmove", "leftmost", "sudoku", "samegame", "morpion")
+
+NRPA = register(
+    Algorithm(
+        name="nrpa",
+        config=NrpaConfig,
+        params=nrpa_params,
+        build=build_nrpa_search,
+        needs_budget=None,
+        writes_trace=True,
+        games=_CODED_GAMES,
+        max_level=MAX_LEVEL,
+    )
+)
+GNRPA = register(
+    Algorithm(
+        name="gnrpa",
+        config=GnrpaConfig,
+        params=nrpa_params,
+        build=build_gnrpa_search,
+        needs_budget=None,
+        writes_trace=True,
+        games=_CODED_GAMES,
+        max_level=MAX_LEVEL,
+    )
+)
