@@ -1,6 +1,7 @@
 """Monte-Carlo Beam Search (Cazenave 2012) on Morpion 5D: Table 1 (level-2 beams s1 x s2) as a
-table and heat map, Fig 5 (level-1 beams against time), and Fig 3's slopes of iterative NMCS
-(read from the NMCS Fig 10 experiment, which runs the same searches).
+table and heat map, Fig 4 (points and time per doubling of one level's beam), Fig 5 (level-1
+beams against time), and Fig 3's slopes of iterative NMCS (read from the NMCS Fig 10
+experiment, which runs the same searches).
 
 Every paper value of Table 1 is a mean of 118 runs, so it has its own sampling error: a cell
 agrees when the difference of the two means is within 1.96 standard errors of a difference,
@@ -31,6 +32,9 @@ MIN_RUNS = 10
 # curves, so a claim allows this much either way.
 SLOPE_TOLERANCE = 0.2
 GAIN_TOLERANCE = 1.0
+# "Doubling the beam approximately doubles the computing time": a time ratio per doubling
+# within this much of 2 agrees.
+TIME_RATIO_TOLERANCE = 0.3
 INVESTIGATION = "investigation: docs/investigations/mcbs_table1.md"
 
 
@@ -247,6 +251,138 @@ def analyze_fig3(ctx, experiment="morpion_fig10"):
     return claims
 
 
+# Fig 4's searches, by the level whose beam is doubled (the levels below it keep a beam of 1):
+# level 2's beams 1-32 are Table 1's first row.
+FIG4_EXPERIMENTS = {
+    1: ("mcbs_fig4_level1",),
+    2: ("mcbs_table1", "mcbs_fig4_level2"),
+    3: ("mcbs_fig4_level3",),
+}
+
+
+def fig4_rows(ctx, level: int) -> pd.DataFrame:
+    """The searches of Fig 4 at ``level``: beam searches of that level whose lower levels have a
+    beam of 1, with the doubled beam as column ``beam``."""
+    parts = [ctx.results(e) for e in FIG4_EXPERIMENTS[level]]
+    parts = [_with_widths(p, level) for p in parts if not p.empty]
+    if not parts:
+        return pd.DataFrame()
+    df = pd.concat(parts, ignore_index=True)
+    lower = np.ones(len(df), bool)
+    for k in range(1, level):
+        lower &= df[f"s{k}"].to_numpy() == 1
+    return df[lower].assign(beam=df[f"s{level}"])
+
+
+def _slope(df: pd.DataFrame, y: np.ndarray) -> tuple[float, float, int]:
+    """Least-squares slope of ``y`` (one value per search) against log2 of the beam, its 95%
+    half-width, and the number of distinct beams."""
+    x = np.log2(df["beam"].to_numpy(float))
+    widths = len(np.unique(x))
+    if widths < 3:
+        return np.nan, np.nan, widths
+    fit = stats.linregress(x, y)
+    return float(fit.slope), float(1.96 * fit.stderr), widths
+
+
+def analyze_fig4(ctx) -> list[Claim]:
+    """Fig 4: the points gained per doubling of one level's beam (level 1: about 0.9; level 2:
+    1.1 up to a beam of 128, then about 0.5; level 3: about 0.7), and the time per doubling
+    (about twice): least-squares slopes over every search, with 95% intervals."""
+    paper = paper_values("beam")["fig4"]
+    claims, table = [], []
+    for level, value in paper["per_doubling"].items():
+        cmd = "; ".join(_cmd(ctx.scale, e) for e in FIG4_EXPERIMENTS[level])
+        df = fig4_rows(ctx, level)
+        last = paper["level2_last_beam"] if level == 2 else None
+        fits = [
+            (f"Fig 4: level {level} gains about {value} points per doubling of its beam", value)
+        ]
+        if last:
+            fits[0] = (fits[0][0] + f" up to {last}", value)
+            fits.append(
+                (
+                    f"Fig 4: level {level} beyond a beam of {last}: about "
+                    f"{paper['level2_beyond']} points per doubling",
+                    paper["level2_beyond"],
+                )
+            )
+        ratio = paper["time_per_doubling"]
+        time_claim = f"Fig 4: doubling level {level}'s beam about doubles the time"
+        if df.empty:
+            claims += [Claim(SECTION, c, f"{v}", "-", "not run", cmd) for c, v in fits]
+            claims.append(Claim(SECTION, time_claim, f"x{ratio}", "-", "not run", cmd))
+            continue
+        for beam, group in df.groupby("beam"):
+            scores = group["score"].to_numpy(float)
+            half = 1.96 * scores.std(ddof=1) / np.sqrt(len(scores)) if len(scores) > 1 else np.nan
+            table.append(
+                {
+                    "level": level,
+                    "beam": int(beam),
+                    "n": len(scores),
+                    "mean": scores.mean(),
+                    "ci95": half,
+                    "seconds": group["seconds"].mean(),
+                }
+            )
+        for i, (claim, v) in enumerate(fits):
+            part = df
+            if last:
+                part = df[df["beam"] <= last] if i == 0 else df[df["beam"] >= last]
+            slope, half, widths = _slope(part, part["score"].to_numpy(float))
+            if widths < 3:
+                ours = f"{widths} beam size(s) run"
+                claims.append(Claim(SECTION, claim, f"{v}", ours, NOT_ENOUGH, cmd))
+                continue
+            beams = part["beam"]
+            ours = (
+                f"{slope:+.2f} [{slope - half:+.2f}, {slope + half:+.2f}] per doubling, beams "
+                f"{beams.min()}-{beams.max()}, n={len(part)}"
+            )
+            verdict = verdict_interval(
+                slope - half, slope + half, v - SLOPE_TOLERANCE, v + SLOPE_TOLERANCE
+            )
+            claims.append(Claim(SECTION, claim, f"{v}", ours, verdict, cmd))
+        seconds = df["seconds"].to_numpy(float)
+        slope, half, widths = _slope(df, np.log2(np.maximum(seconds, 1e-9)))
+        if widths < 3:
+            ours = f"{widths} beam size(s) run"
+            claims.append(Claim(SECTION, time_claim, f"x{ratio}", ours, NOT_ENOUGH, cmd))
+            continue
+        low, high = 2 ** (slope - half), 2 ** (slope + half)
+        ours = f"x{2**slope:.2f} [{low:.2f}, {high:.2f}] per doubling, n={len(df)}"
+        verdict = verdict_interval(
+            low, high, ratio - TIME_RATIO_TOLERANCE, ratio + TIME_RATIO_TOLERANCE
+        )
+        claims.append(Claim(SECTION, time_claim, f"x{ratio}", ours, verdict, cmd))
+    if table:
+        table = pd.DataFrame(table)
+        save_table(table, ctx.tables, "mcbs_fig4")
+        _fig4_figure(table, ctx)
+    return claims
+
+
+def _fig4_figure(table: pd.DataFrame, ctx) -> None:
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for level, line in table.groupby("level"):
+        ax.errorbar(
+            line["beam"],
+            line["mean"],
+            yerr=line["ci95"],
+            fmt="-o",
+            ms=3,
+            capsize=2,
+            label=f"level {level}",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("beam of the level (lower levels: 1), log scale")
+    ax.set_ylabel("mean best score (95% CI)")
+    ax.set_title("MCBS Fig 4: Morpion 5D, score against one level's beam")
+    ax.legend()
+    save_figure(fig, ctx.figures, "mcbs_fig4")
+
+
 def analyze_fig5(ctx, experiment="mcbs_fig5"):
     """Level 1, beams 1, 16 and 128 against time: the gain of each beam over NMCS (beam 1) at
     the last time point every search reached (163 s in the paper)."""
@@ -309,5 +445,9 @@ def analyze_fig5(ctx, experiment="mcbs_fig5"):
 
 def analyze(ctx):
     return (
-        analyze_table1(ctx) + analyze_table1_readings(ctx) + analyze_fig3(ctx) + analyze_fig5(ctx)
+        analyze_table1(ctx)
+        + analyze_table1_readings(ctx)
+        + analyze_fig3(ctx)
+        + analyze_fig4(ctx)
+        + analyze_fig5(ctx)
     )

@@ -3,6 +3,7 @@ with memorization, move for move; wider beams match a plain-Python search writte
 from the paper's Algorithm 2 (analysis/independent/beam_search.py)."""
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -278,7 +279,8 @@ def test_quick_mcbs_experiments_fill_their_table_figure_and_claims(tmp_path):
     from helpers import run_quick_experiments
 
     experiments = ["mcbs_table1", "mcbs_table1_ties_first", "mcbs_table1_merge"]
-    out = run_quick_experiments(tmp_path, [*experiments, "mcbs_fig5", "mcbs_record"])
+    fig4 = ["mcbs_fig4_level1", "mcbs_fig4_level2", "mcbs_fig4_level3"]
+    out = run_quick_experiments(tmp_path, [*experiments, *fig4, "mcbs_fig5", "mcbs_record"])
     table = (out / "tables" / "quick" / "mcbs_table1.csv").read_text()
     assert table.count("\n") == 4  # header + the three quick cells
     assert (out / "figures" / "quick" / "mcbs_table1.png").exists()
@@ -286,6 +288,23 @@ def test_quick_mcbs_experiments_fill_their_table_figure_and_claims(tmp_path):
     report = (out / "REPRODUCTION.md").read_text()
     assert "| Table 1: level 2, s1 = 1, s2 = 1: mean score | 66.66 |" in report
     assert "Fig 5: at 163 s a level-1 beam of 16 scores more than NMCS" in report
+    # Fig 4: level 1's beams 1-4 and level 2's s2 = 1, 2, 4 (Table 1's first row and its own)
+    # give slopes; level 3 runs only at paper scale.
+    fig4_table = (out / "tables" / "quick" / "mcbs_fig4.csv").read_text().splitlines()
+    assert [line.split(",")[:2] for line in fig4_table[1:]] == [
+        ["1", "1"],
+        ["1", "2"],
+        ["1", "4"],
+        ["2", "1"],
+        ["2", "2"],
+        ["2", "4"],
+    ]
+    level1 = r"\| Fig 4: level 1 gains about 0.9 points per doubling of its beam \| 0.9 \| [+-]\d"
+    assert re.search(level1, report)
+    assert (
+        "| Fig 4: level 3 gains about 0.7 points per doubling of its beam | 0.7 | - | not run"
+        in report
+    )
     # Each reading of Table 1 has its row (quick: three cells of the default, two of each other).
     for reading in ("default (random ties", "first-found ties", "duplicates merged"):
         assert f"Table 1, the cells with a beam of 2 and (1, 1), reading: {reading}" in report
