@@ -32,6 +32,7 @@ dates.
 import argparse
 import gzip
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -78,10 +79,37 @@ def reduced_overrides(meta: dict, experiment: str = "") -> str:
     swept = swept_keys(experiment) if experiment else set()
     typed = meta.get("command_line")
     overrides = typed if typed is not None else meta.get("overrides") or []
-    keys = [o.split("=", 1)[0].lstrip("+~") for o in overrides]
-    return " ".join(
-        o for o, k in zip(overrides, keys, strict=True) if k in SIZE_KEYS and k not in swept
-    )
+    scale = (meta.get("config") or {}).get("scale")
+    scale = scale.get("name") if isinstance(scale, dict) else scale
+    kept = []
+    for o in overrides:
+        key, _, value = o.partition("=")
+        key = key.lstrip("+~")
+        if key not in SIZE_KEYS or key in swept:
+            continue
+        if experiment and scale and value == scale_value(experiment, key, scale):
+            continue  # typed, but the scale's own size: not a reduced run
+        kept.append(o)
+    return " ".join(kept)
+
+
+BY_SCALE = re.compile(r"^\$\{by_scale:\s*([^,]+?)\s*,\s*([^,]+?)\s*\}$")
+
+
+def scale_value(experiment: str, key: str, scale: str) -> str | None:
+    """The value an experiment's YAML gives ``key`` (dotted) at ``scale``, as typed on a command
+    line (``${by_scale:3,50}`` at paper: ``"50"``); None where it sets none."""
+    path = EXPERIMENTS_DIR / f"{experiment}.yaml"
+    if not path.exists():
+        return None
+    node = yaml.safe_load(path.read_text()) or {}
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    if isinstance(node, str) and (match := BY_SCALE.match(node)):
+        node = match.group(1 if scale == "quick" else 2)
+    return None if isinstance(node, dict | list) else str(node)
 
 
 def cell_metas(experiment_dir: Path) -> dict[str, dict]:

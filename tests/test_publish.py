@@ -54,6 +54,16 @@ def test_reduced_overrides_leave_out_what_the_experiment_sweeps():
     assert reduced_overrides(typed, "sudoku_effort") == "budget.playouts=1000"
 
 
+def test_an_override_equal_to_the_scales_own_size_is_not_a_reduced_run():
+    # mcbs_fig4_level1 runs 50 searches at paper scale and 3 at quick
+    paper = {"config": {"scale": {"name": "paper"}}, "command_line": ["n_searches=50"]}
+    assert reduced_overrides(paper, "mcbs_fig4_level1") == ""
+    paper["command_line"] = ["n_searches=16"]
+    assert reduced_overrides(paper, "mcbs_fig4_level1") == "n_searches=16"
+    quick = {"config": {"scale": {"name": "quick"}}, "command_line": ["n_searches=50"]}
+    assert reduced_overrides(quick, "mcbs_fig4_level1") == "n_searches=50"
+
+
 def test_an_experiment_is_packed_into_three_files_that_keep_every_cell(tmp_path):
     outputs, target = tmp_path / "outputs", tmp_path / "published"
     for i in range(3):
