@@ -111,8 +111,16 @@ from nmcs.games.twoplayer.layout import (
 BUILTIN_GAMES = (breakthrough, knightthrough, domineering, nogo, atarigo)
 MODULES: dict[str, ModuleType] = {}
 GAMES: dict[str, int] = {}
-REQUIRED = ("NAME", "DEFAULT_ROWS", "DEFAULT_COLS", "fill_initial", "legal_moves", "play")
-REQUIRED += ("max_moves", "rule_winner")
+REQUIRED = (
+    "NAME",
+    "DEFAULT_ROWS",
+    "DEFAULT_COLS",
+    "fill_initial",
+    "legal_moves",
+    "play",
+    "max_moves",
+    "rule_winner",
+)
 JITTED = ("legal_moves", "play", "max_moves")
 SYMBOLS = {EMPTY: ".", P0: "x", P0 + 1: "o"}
 PLAYER_SYMBOL = "xo"
@@ -157,8 +165,8 @@ def min_cols(module: ModuleType) -> int:
     return getattr(module, "MIN_COLS", MIN_SIDE)
 
 
-for _module in BUILTIN_GAMES:
-    add_game(_module)
+for _builtin in BUILTIN_GAMES:
+    add_game(_builtin)
 
 
 # ---------------------------------------------------------------- jitted protocol
