@@ -1,13 +1,18 @@
 """One conformance check run against every game (as pgx checks every environment with one
 shared validator): the kernels obey the protocol of ``nmcs.games`` and the shared searches work
-on them."""
+on them; every two-player game obeys ``nmcs.games.twoplayer.protocol`` and the two-player
+players play it. Both lists come from the registry, so a game added from ``NMCS_PLUGINS`` is
+checked too (tests/test_twoplayer_plugin.py)."""
 
 import numpy as np
 import pytest
 
 from nmcs.core.rng import new_rng
 from nmcs.games import registry
+from nmcs.games.twoplayer import protocol as P
+from nmcs.games.twoplayer.layout import HEADER, STAMP
 from nmcs.harness.batch import search_batch, search_seeds
+from nmcs.search.twoplayer import Budget, PlayerConfig, play_match
 
 
 def replay(game, state0, moves):
@@ -34,7 +39,7 @@ class GameUnderTest:
 
 
 # Single-player games: the searches run on them. Two-player games (cells="matches") have their
-# own protocol and checks (tests/test_twoplayer_games.py).
+# own protocol and checks (below; their rules: tests/test_twoplayer_games.py).
 SEARCH_GAMES = [name for name in registry.names() if registry.game(name).cells == "searches"]
 
 
@@ -141,3 +146,128 @@ def test_nrpa_sequences_replay_to_their_score(game, algo):
         assert res.playouts[i] == 9 or game.NAME == "sudoku"  # Sudoku stops when solved
     two = search_batch(game.NAME, state0, seeds, algo=algo, level=2, iterations=3, workers=2)
     np.testing.assert_array_equal(res.score, two.score)
+
+
+# ---------------------------------------------------------------- two-player games
+
+# Two-player games (cells="matches"), every registered one (NMCS_PLUGINS games included): the
+# protocol of nmcs.games.twoplayer.protocol, the text forms, and a short match of the players.
+MATCH_GAMES = [name for name in registry.names() if registry.game(name).cells == "matches"]
+
+
+@pytest.fixture(params=MATCH_GAMES)
+def twoplayer(request):
+    return request.param
+
+
+def _small(name):
+    """(rows, cols) of a 5x5 board, or the game's smallest if larger."""
+    module = P.MODULES[name]
+    return max(5, P.min_rows(module)), max(5, P.min_cols(module))
+
+
+def _board(state):
+    return state[: HEADER + int(state[P.ROWS]) * int(state[P.COLS])]
+
+
+def _random_game(state, rng):
+    moves = []
+    while not P.is_terminal(state):
+        legal = P.legal_move_list(state)
+        assert legal, "a position that is not over has a legal move"
+        assert len(set(legal)) == len(legal), "legal moves must be distinct"
+        assert len(legal) <= P.max_branching(state)
+        m = legal[rng.integers(len(legal))]
+        P.apply_move(state, m)
+        moves.append(m)
+    return moves
+
+
+def test_twoplayer_record_is_consistent(twoplayer):
+    record = registry.game(twoplayer)
+    assert P.MODULES[twoplayer].NAME == twoplayer == record.name
+    defaults = record.options()
+    assert defaults.name == twoplayer
+    defaults.check()  # the defaults (the YAML's) are valid
+    options = {k: getattr(defaults, k) for k in record.option_names()}
+    state = record.make_state(**options)
+    np.testing.assert_array_equal(state, record.make_state())
+    assert P.game_name(state) == twoplayer and P.to_move(state) == 0 and P.depth(state) == 0
+    assert not P.is_terminal(state) and P.max_moves(state) >= 1
+
+
+def test_twoplayer_random_games_end_with_a_result_and_misere_flips_it(twoplayer):
+    rng = np.random.default_rng(7)
+    bound = int(P.max_moves(P.make_state(twoplayer)))
+    draws = getattr(P.MODULES[twoplayer], "DRAWS", False)
+    for _ in range(30):
+        state = P.make_state(twoplayer)
+        moves = _random_game(state, rng)
+        assert P.depth(state) == len(moves) <= bound
+        assert P.legal_move_list(state) == []
+        o0, o1 = P.outcome(state, 0), P.outcome(state, 1)
+        assert o1 == -o0 and (o0 in (-1, 1) or draws)
+        mis = P.make_state(twoplayer, misere=True)
+        for m in moves:
+            P.apply_move(mis, m)
+        assert P.outcome(mis, 0) == -o0
+        # The text of any position reads back to the same position.
+        back = P.parse(P.draw(state))
+        back[STAMP] = state[STAMP]
+        assert np.array_equal(_board(back), _board(state))
+        with pytest.raises(P.IllegalMoveError, match="after the game ended"):
+            P.apply_move(state, moves[-1])
+
+
+def test_twoplayer_initial_position_text(twoplayer):
+    state = P.make_state(twoplayer, misere=True)
+    text = P.draw(state)
+    assert text.splitlines()[0].startswith(f"{twoplayer} ")
+    assert "misere, x to move, ply 0" in text
+    back = P.parse(text)
+    back[STAMP] = state[STAMP]  # the flood-fill counter is scratch, not position
+    assert np.array_equal(_board(back), _board(state))
+    for move in P.legal_move_list(state):
+        assert P.parse_move(state, P.move_name(state, move)) == move
+
+
+def test_twoplayer_random_move_is_uniform_over_the_legal_moves(twoplayer):
+    # Some games draw by rejection instead of generating every move: the draw must still be
+    # uniform over exactly the legal moves. A mid-game position of each game:
+    rng = np.random.default_rng(3)
+    rows, cols = _small(twoplayer)
+    state = P.make_state(twoplayer, rows=rows, cols=cols)
+    for _ in range(6):
+        legal = P.legal_move_list(state)
+        after = state.copy()
+        P.apply_move(after, legal[rng.integers(len(legal))])
+        if P.is_terminal(after):
+            break
+        state = after
+    legal = P.legal_move_list(state)
+    gen = np.array([11], dtype=np.uint64)
+    buf = np.empty(P.max_branching(state), dtype=np.int32)
+    n = 400 * len(legal)
+    counts = {}
+    for _ in range(n):
+        m = int(P.random_move(state, gen, buf))
+        counts[m] = counts.get(m, 0) + 1
+    assert set(counts) == set(legal)
+    expected = n / len(legal)
+    chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
+    assert chi2 < len(legal) + 6 * (2 * len(legal)) ** 0.5  # far inside the chi-square tail
+
+
+def test_twoplayer_match_between_the_players_replays(twoplayer):
+    rows, cols = _small(twoplayer)
+    options = {"rows": rows, "cols": cols}
+    a, b = PlayerConfig(1, cow=True), PlayerConfig(0)
+    rec = play_match(twoplayer, options, a, b, Budget(playouts=8), seed=3)
+    assert rec.length == len(rec.moves) >= 1
+    state = P.make_state(twoplayer, **options)
+    for move in rec.moves:
+        P.apply_move(state, move)
+    assert P.is_terminal(state) and P.draw(state) == rec.final
+    assert rec.outcome_a == P.outcome(state, 0)  # A played first
+    again = play_match(twoplayer, options, a, b, Budget(playouts=8), seed=3)
+    assert again.moves == rec.moves  # the same seed plays the same game

@@ -1,16 +1,23 @@
 """Two-player, turn-taking, win/loss games (NMCS for two-player games, Cazenave et al. 2016):
 Breakthrough, Knightthrough, Domineering, NoGo and AtariGo, each with a misere option.
 
-One module per game holds its rules as numba kernels over the flat state of ``layout``;
-``protocol`` dispatches on the game id and holds the text forms. The single-player games of
-``nmcs.games`` keep their own protocol (one score to maximise); nothing here touches them.
+One module per game holds its rules as numba kernels over the flat state of ``layout``, and the
+attributes ``protocol`` lists (its name, usual board, ``legal_moves``, ``play``, ``max_moves``,
+...); ``protocol`` generates the jitted dispatch on the game id from the registered modules and
+holds the text forms. The single-player games of ``nmcs.games`` keep their own protocol (one
+score to maximise); nothing here touches them.
 
 Each game registers in ``nmcs.games.registry`` like a single-player game (its name, options
 and ``make_state``), with ``cells="matches"``: the harness runs its cells as pairings of two
-players (``nmcs.harness.match_cell``).
+players (``nmcs.harness.match_cell``). A new two-player game is one module, anywhere, that
+ends with ``register_game(__name__)`` and is named in ``NMCS_PLUGINS``, plus
+``conf/game/NAME.yaml`` (docs/twoplayer.md, "Adding a two-player game";
+``tests/data/toy_twoplayer/`` holds an example).
 """
 
+import sys
 from dataclasses import dataclass, field, make_dataclass
+from types import ModuleType
 
 import numpy as np
 
@@ -40,6 +47,7 @@ __all__ = [
     "outcome",
     "parse",
     "parse_move",
+    "register_game",
 ]
 
 
@@ -88,7 +96,18 @@ def _describe(state0: np.ndarray, moves: np.ndarray) -> str:
     return " ".join(names) + "\n" + draw(state)
 
 
-def _register(name: str) -> Game:
+def register_game(module: ModuleType | str) -> Game:
+    """Register a two-player game module (or its name, e.g. ``register_game(__name__)`` at the
+    bottom of the module): the protocol dispatches to its kernels (the next game id) and
+    ``nmcs.games.registry`` gets its record (``game=NAME``, ``nmcs.game_names()``). ValueError
+    (one line) for a module that lacks what ``protocol`` needs."""
+    if isinstance(module, str):
+        module = sys.modules[module]
+    protocol.add_game(module)
+    return _register(module.NAME, module.__name__)
+
+
+def _register(name: str, module: str = __name__) -> Game:
     options = make_dataclass(
         f"{name.title()}Options",
         [("name", str, field(default=name))],
@@ -105,7 +124,7 @@ def _register(name: str) -> Game:
         rows, cols = board(name, rows, cols, size)
         return protocol.make_state(name, rows, cols, misere)
 
-    make.__module__ = __name__
+    make.__module__ = module  # the registry lists built-in games first, then plugins
     return register(
         Game(
             name=name,

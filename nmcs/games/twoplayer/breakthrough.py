@@ -20,6 +20,8 @@ State: ``nmcs.games.twoplayer.layout`` (cells EMPTY / P0 / P1, COUNT0 / COUNT1 t
 Move encoding: ``from_cell * N + to_cell`` with cells ``r * COLS + c`` and N = ROWS * COLS.
 """
 
+import re
+
 import numpy as np
 from numba import njit
 
@@ -34,6 +36,8 @@ from nmcs.games.twoplayer.layout import (
     ROWS,
     TO_MOVE,
     WINNER,
+    parse_square,
+    square_name,
 )
 
 NAME = "breakthrough"
@@ -190,8 +194,21 @@ def pawn_play(state, move, knight):
 
 
 @njit(cache=True)
+def pawn_max_moves(state):
+    """Upper bound on the moves left: pawns only move forward (Knightthrough's at least one
+    row a move), so each of the N cells' pieces makes at most ROWS - 1 moves."""
+    rows, cols = state[ROWS], state[COLS]
+    return rows * cols * (rows - 1)
+
+
+@njit(cache=True)
 def legal_moves(state, out):
     return pawn_moves(state, out, False)
+
+
+@njit(cache=True, inline="always")
+def random_move(state, rng, buf):
+    return pawn_random_move(state, rng, buf, False)
 
 
 @njit(cache=True)
@@ -202,6 +219,31 @@ def has_move(state, player):
 @njit(cache=True)
 def play(state, move):
     pawn_play(state, move, False)
+
+
+max_moves = pawn_max_moves
+
+
+def parsed(state: np.ndarray, ply_given: bool) -> None:
+    """The piece counts of a position read from text (its PLY stays 0 unless the text says)."""
+    board = state[HEADER : HEADER + int(state[ROWS]) * int(state[COLS])]
+    state[COUNT0] = int((board == P0).sum())
+    state[COUNT0 + 1] = int((board == P0 + 1).sum())
+
+
+def move_name(state: np.ndarray, move: int) -> str:
+    """``e2e3``: the from and to squares."""
+    rows, cols = int(state[ROWS]), int(state[COLS])
+    n = rows * cols
+    return square_name(rows, cols, move // n) + square_name(rows, cols, move % n)
+
+
+def parse_move(state: np.ndarray, text: str) -> int:
+    rows, cols = int(state[ROWS]), int(state[COLS])
+    m = re.fullmatch(r"([a-s]\d+)([a-s]\d+)", text)
+    if m is None:
+        raise ValueError(f"bad move {text!r}: expected from and to squares, e.g. 'e2e3'")
+    return parse_square(rows, cols, m[1]) * rows * cols + parse_square(rows, cols, m[2])
 
 
 def rule_winner(state: np.ndarray, knight: bool = False) -> int:

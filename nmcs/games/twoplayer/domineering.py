@@ -16,11 +16,13 @@ half.
 import numpy as np
 from numba import njit
 
+from nmcs.games.twoplayer.go import cells_max_moves
 from nmcs.games.twoplayer.layout import COLS, EMPTY, HEADER, P0, PLY, ROWS, TO_MOVE, WINNER
 
 NAME = "domineering"
 DEFAULT_ROWS, DEFAULT_COLS = 8, 8
 MIN_ROWS = 2
+max_moves = cells_max_moves  # a domino covers two cells: a loose bound
 
 
 def fill_initial(state: np.ndarray) -> None:
@@ -74,3 +76,13 @@ def play(state, move):
 def rule_winner(state: np.ndarray) -> int:
     p = int(state[TO_MOVE])
     return -1 if has_move(state, p) else 1 - p
+
+
+def parsed(state: np.ndarray, ply_given: bool) -> None:
+    """A position read from text: two covered cells a move."""
+    board = state[HEADER : HEADER + int(state[ROWS]) * int(state[COLS])]
+    covered = int((board != EMPTY).sum())
+    if not ply_given:
+        state[PLY] = covered // 2
+    if covered % 2:
+        raise ValueError("domineering: an odd number of covered cells")

@@ -6,10 +6,11 @@ takes a new STAMP, so nothing is ever cleared or allocated. A fill stops at the 
 since the rules only ask whether a group has one.
 """
 
+import numpy as np
 from numba import njit
 
 from nmcs.core.rng import below
-from nmcs.games.twoplayer.layout import COLS, EMPTY, HEADER, P0, ROWS, STAMP, TO_MOVE
+from nmcs.games.twoplayer.layout import COLS, EMPTY, HEADER, P0, PLY, ROWS, STAMP, TO_MOVE
 
 
 @njit(cache=True)
@@ -139,3 +140,16 @@ def random_legal_stone(state, rng, buf, atari):
         k -= 1
         buf[j] = buf[k]
     return -1
+
+
+@njit(cache=True)
+def cells_max_moves(state):
+    """Upper bound on the moves left when each move fills a cell (stones, dominoes)."""
+    return state[ROWS] * state[COLS]
+
+
+def stones_parsed(state: np.ndarray, ply_given: bool) -> None:
+    """A position read from text without a ply: one stone a move."""
+    if not ply_given:
+        board = state[HEADER : HEADER + int(state[ROWS]) * int(state[COLS])]
+        state[PLY] = int((board != EMPTY).sum())

@@ -25,11 +25,18 @@ NAME = "knightthrough"
 DEFAULT_ROWS, DEFAULT_COLS = 8, 8
 MIN_ROWS = 4
 fill_initial = _bt.fill_initial
+max_moves = _bt.pawn_max_moves
+parsed, move_name, parse_move = _bt.parsed, _bt.move_name, _bt.parse_move
 
 
 @njit(cache=True)
 def legal_moves(state, out):
     return _bt.pawn_moves(state, out, True)
+
+
+@njit(cache=True, inline="always")
+def random_move(state, rng, buf):
+    return _bt.pawn_random_move(state, rng, buf, True)
 
 
 @njit(cache=True)

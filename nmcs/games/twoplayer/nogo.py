@@ -16,7 +16,13 @@ Move encoding: the cell ``r * COLS + c``.
 import numpy as np
 from numba import njit
 
-from nmcs.games.twoplayer.go import groups_without_liberty, try_stone
+from nmcs.games.twoplayer.go import (
+    cells_max_moves,
+    groups_without_liberty,
+    random_legal_stone,
+    stones_parsed,
+    try_stone,
+)
 from nmcs.games.twoplayer.layout import (
     COLS,
     EMPTY,
@@ -32,6 +38,9 @@ from nmcs.games.twoplayer.layout import (
 NAME = "nogo"
 DEFAULT_ROWS, DEFAULT_COLS = 9, 9
 MIN_ROWS = 2
+EXTRA_PLANES = 2  # MARK and STACK, the liberty fills' scratch (layout)
+max_moves = cells_max_moves  # a stone a move
+parsed = stones_parsed
 
 
 def fill_initial(state: np.ndarray) -> None:
@@ -57,6 +66,11 @@ def _moves(state, player, out, first_only):
 @njit(cache=True)
 def legal_moves(state, out):
     return _moves(state, state[TO_MOVE], out, False)
+
+
+@njit(cache=True, inline="always")
+def random_move(state, rng, buf):
+    return random_legal_stone(state, rng, buf, False)
 
 
 @njit(cache=True)

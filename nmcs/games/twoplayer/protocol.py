@@ -1,8 +1,8 @@
 """The two-player game protocol: what a search may ask of any two-player game, plus the text
 form of positions and moves.
 
-Jitted (dispatch on the state's GAME slot, so one compiled search serves every game, and the
-on-disk cache holds; see ``layout`` for the state)::
+Jitted (dispatch on the state's GAME slot, so one compiled search serves every registered
+game; see ``layout`` for the state)::
 
     legal_moves(state, out) -> n   legal moves of the player to move (0 once the game is over)
     random_move(state, rng, buf)   a uniformly random legal move (the playout policy)
@@ -13,6 +13,51 @@ on-disk cache holds; see ``layout`` for the state)::
                                    misere applied
     depth(state) -> int            moves played since the initial position (PLY)
     max_moves(state), max_branching(state)   bounds for the search buffers
+
+``legal_moves``, ``random_move``, ``play`` and ``max_moves`` are generated from the registered
+game modules (``kernels()``, read as attributes of this module: ``protocol.play``): one module
+per set of games, written into the numba cache folder
+(``$NUMBA_CACHE_DIR/twoplayer/nmcs_twoplayer_games_<hash>.py``, the hash covering the game
+modules' names and sources, so a new or edited game never loads stale machine code; rewritten
+only when its text changes, so numba's on-disk cache holds), whose functions branch on GAME::
+
+    @njit(cache=True)
+    def play(state, move):
+        g = state[GAME]
+        if g == 0:
+            g0.play(state, move)       # g0: nmcs.games.twoplayer.breakthrough
+        elif g == 1:
+        ...
+
+A game module (``nmcs.games.twoplayer.breakthrough`` ... ``atarigo``, or a plugin's, registered
+with ``nmcs.games.twoplayer.register_game``; docs/twoplayer.md, "Adding a two-player game")
+holds::
+
+    NAME                           the game's name (``game=``), lower-case letters
+    DEFAULT_ROWS, DEFAULT_COLS     its usual board
+    MIN_ROWS, MIN_COLS             optional: the smallest board side (default 2, at most 19)
+    EXTRA_PLANES                   optional: scratch planes of N cells after the board (Go-like
+                                   games: 2, MARK and STACK), default 0
+    DRAWS                          optional: whether the game can end in a draw (default False)
+    fill_initial(state)            Python: put the pieces of the initial position
+    legal_moves(state, out) -> n   jitted, for the player to move (the game is not over)
+    play(state, move)              jitted: apply a legal move, flip TO_MOVE, add 1 to PLY and
+                                   settle WINNER (0, 1, or DRAW) when the game ends
+    max_moves(state) -> int        jitted: a bound on the moves left from the state
+    random_move(state, rng, buf)   optional, jitted: a faster uniform draw than generating
+                                   every legal move (``buf`` holds max_branching moves)
+    rule_winner(state) -> int      Python: the rule result of a position read from text
+                                   (-1 going on, 0 or 1, DRAW); ValueError for an impossible one
+    parsed(state, ply_given)       optional, Python: what a position read from text does not say
+                                   (piece counts, PLY when the text has none); ValueError, one
+                                   line, for a board no game reaches
+    move_name(state, move) -> str  optional, Python: a move as text (default: its cell, ``c3``)
+    parse_move(state, text) -> int optional, Python: the inverse (default: a cell)
+
+Every game keeps the layout's header and cells (EMPTY, P0, P1), has at most
+``max_branching(state) = 4 * ROWS * COLS`` legal moves, and its players alternate, player 0
+first. Game ids are the registration order: the built-in five keep 0-4 (states and results
+do not change), a plugin game gets the next one.
 
 Python-level: ``make_state(game, **options)``, ``draw(state)`` / ``parse(text)`` (a position
 as text and back), ``move_name`` / ``parse_move``, ``legal_move_list`` and ``apply_move``
@@ -32,20 +77,23 @@ instead of ``x to move``.
 """
 
 import re
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numba import njit
 
-from nmcs.core.rng import below
-from nmcs.games.twoplayer import atarigo, breakthrough, domineering, go, knightthrough, nogo
+from nmcs.core.generated import load_generated, source_digest
+from nmcs.games.twoplayer import atarigo, breakthrough, domineering, knightthrough, nogo
 from nmcs.games.twoplayer.layout import (
     COLS,
-    COUNT0,
+    COUNT0,  # noqa: F401 (read as protocol.COUNT0)
     DRAW,
     EMPTY,
     GAME,
     HEADER,
     MAX_SIDE,
+    MIN_SIDE,
     MISERE,
     ONGOING,
     P0,
@@ -58,25 +106,80 @@ from nmcs.games.twoplayer.layout import (
     square_name,
 )
 
-BREAKTHROUGH, KNIGHTTHROUGH, DOMINEERING, NOGO, ATARIGO = range(5)
-MODULES = {
-    "breakthrough": breakthrough,
-    "knightthrough": knightthrough,
-    "domineering": domineering,
-    "nogo": nogo,
-    "atarigo": atarigo,
-}
-GAMES = {name: i for i, name in enumerate(MODULES)}
-GO_LIKE = (NOGO, ATARIGO)
+# The registered games, in id order (the id is the state's GAME slot): the built-in five keep
+# ids 0-4, so states and results do not change; ``add_game`` appends the others.
+BUILTIN_GAMES = (breakthrough, knightthrough, domineering, nogo, atarigo)
+MODULES: dict[str, ModuleType] = {}
+GAMES: dict[str, int] = {}
+REQUIRED = (
+    "NAME",
+    "DEFAULT_ROWS",
+    "DEFAULT_COLS",
+    "fill_initial",
+    "legal_moves",
+    "play",
+    "max_moves",
+    "rule_winner",
+)
+JITTED = ("legal_moves", "play", "max_moves")
 SYMBOLS = {EMPTY: ".", P0: "x", P0 + 1: "o"}
 PLAYER_SYMBOL = "xo"
+
+
+_current: ModuleType | None = None  # the generated module of the games registered now
 
 
 class IllegalMoveError(ValueError):
     """A move that is not legal in the position it is played in."""
 
 
+def add_game(module: ModuleType) -> int:
+    """Add a game module to the protocol (see the module docstring for what it holds); returns
+    its id. Adding a module again returns its id; another module of the same name replaces
+    it under the same id. ValueError (one line) for a module that lacks something."""
+    missing = [a for a in REQUIRED if not hasattr(module, a)]
+    if missing:
+        raise ValueError(f"two-player game module {module.__name__}: no {', '.join(missing)}")
+    name = module.NAME
+    if not isinstance(name, str) or not re.fullmatch(r"[a-z]+", name):
+        raise ValueError(f"{module.__name__}: NAME must be lower-case letters, got {name!r}")
+    for attr in (*JITTED, *(["random_move"] if hasattr(module, "random_move") else [])):
+        if not hasattr(getattr(module, attr), "py_func"):
+            raise ValueError(f"{module.__name__}.{attr} must be a numba @njit function")
+    low = (min_rows(module), min_cols(module))
+    if not all(isinstance(v, int) and MIN_SIDE <= v <= MAX_SIDE for v in low):
+        raise ValueError(f"{name}: MIN_ROWS and MIN_COLS must be between {MIN_SIDE} and {MAX_SIDE}")
+    global _current
+    if name not in GAMES:
+        GAMES[name] = len(GAMES)
+    MODULES[name] = module
+    _current = None
+    return GAMES[name]
+
+
+def min_rows(module: ModuleType) -> int:
+    return getattr(module, "MIN_ROWS", MIN_SIDE)
+
+
+def min_cols(module: ModuleType) -> int:
+    return getattr(module, "MIN_COLS", MIN_SIDE)
+
+
+for _builtin in BUILTIN_GAMES:
+    add_game(_builtin)
+
+
 # ---------------------------------------------------------------- jitted protocol
+
+DISPATCH = '''"""Generated by nmcs.games.twoplayer.protocol: the jitted protocol of the two-player
+games {names}, dispatching on the state's GAME slot.
+Do not edit; a new set of games (or an edited game) gets another file."""
+# sources: {digest}
+from numba import njit
+
+from nmcs.core.rng import below
+from nmcs.games.twoplayer.layout import GAME, ONGOING, WINNER
+{imports}
 
 
 @njit(cache=True)
@@ -84,58 +187,96 @@ def legal_moves(state, out):
     if state[WINNER] != ONGOING:
         return 0
     g = state[GAME]
-    if g == BREAKTHROUGH:
-        return breakthrough.legal_moves(state, out)
-    if g == KNIGHTTHROUGH:
-        return knightthrough.legal_moves(state, out)
-    if g == DOMINEERING:
-        return domineering.legal_moves(state, out)
-    if g == NOGO:
-        return nogo.legal_moves(state, out)
-    return atarigo.legal_moves(state, out)
+{legal_moves}
 
 
 @njit(cache=True)
 def random_move(state, rng, buf):
     """A uniformly random legal move (the game is not over); ``buf`` holds max_branching
-    moves. The pawn and Go-like games draw by rejection instead of generating every legal
-    move."""
+    moves. A game's own ``random_move`` if it has one (the pawn and Go-like games draw by
+    rejection instead of generating every legal move)."""
     g = state[GAME]
-    if g == NOGO or g == ATARIGO:
-        return go.random_legal_stone(state, rng, buf, g == ATARIGO)
-    if g == BREAKTHROUGH or g == KNIGHTTHROUGH:
-        return breakthrough.pawn_random_move(state, rng, buf, g == KNIGHTTHROUGH)
-    n = legal_moves(state, buf)
-    return buf[below(rng, n)]
+{random_move}
 
 
 @njit(cache=True)
 def play(state, move):
     g = state[GAME]
-    if g == BREAKTHROUGH:
-        breakthrough.play(state, move)
-    elif g == KNIGHTTHROUGH:
-        knightthrough.play(state, move)
-    elif g == DOMINEERING:
-        domineering.play(state, move)
-    elif g == NOGO:
-        nogo.play(state, move)
-    else:
-        atarigo.play(state, move)
+{play}
 
 
 @njit(cache=True)
-def has_move(state, player):
+def max_moves(state):
+    """Upper bound on the moves left from ``state`` (the game's own)."""
     g = state[GAME]
-    if g == BREAKTHROUGH:
-        return breakthrough.has_move(state, player)
-    if g == KNIGHTTHROUGH:
-        return knightthrough.has_move(state, player)
-    if g == DOMINEERING:
-        return domineering.has_move(state, player)
-    if g == NOGO:
-        return nogo.has_move(state, player)
-    return atarigo.has_move(state, player)
+{max_moves}
+'''
+
+
+def _chain(call: Any, statement: bool = False) -> str:
+    """The if-chain over the game ids, ``call(i, module)`` the body of game i's branch (the
+    last game's is the fall-through)."""
+    lines = []
+    modules = list(MODULES.values())
+    for i, module in enumerate(modules):
+        body = call(i, module).splitlines()
+        if i < len(modules) - 1:
+            keyword = "if" if i == 0 or not statement else "elif"
+            lines.append(f"    {keyword} g == {i}:")
+            lines += [f"        {b}" for b in body]
+        else:
+            if statement and len(modules) > 1:
+                lines.append("    else:")
+                lines += [f"        {b}" for b in body]
+            else:
+                lines += [f"    {b}" for b in body]
+    return "\n".join(lines)
+
+
+def _random_branch(i: int, module: ModuleType) -> str:
+    if hasattr(module, "random_move"):
+        return f"return g{i}.random_move(state, rng, buf)"
+    return f"n = g{i}.legal_moves(state, buf)\nreturn buf[below(rng, n)]"
+
+
+def dispatch_text() -> tuple[str, str]:
+    """(module name, text) of the jitted protocol of the games registered now."""
+    modules = list(MODULES.values())
+    digest = source_digest(*modules)
+    text = DISPATCH.format(
+        names=", ".join(MODULES),
+        digest=digest,
+        imports="\n".join(f"import {m.__name__} as g{i}" for i, m in enumerate(modules)),
+        legal_moves=_chain(lambda i, m: f"return g{i}.legal_moves(state, out)"),
+        random_move=_chain(_random_branch),
+        play=_chain(lambda i, m: f"g{i}.play(state, move)", statement=True),
+        max_moves=_chain(lambda i, m: f"return g{i}.max_moves(state)"),
+    )
+    return f"nmcs_twoplayer_games_{digest}", text
+
+
+def kernels() -> ModuleType:
+    """The generated module of the jitted protocol (``legal_moves``, ``random_move``, ``play``,
+    ``max_moves``) over every registered game, ``NMCS_PLUGINS`` games included; numba compiles
+    it on first use, or loads it from its cache."""
+    global _current
+    if _current is None:
+        _load_plugins()
+        name, text = dispatch_text()
+        _current = load_generated("twoplayer", name, text)
+    return _current
+
+
+def _load_plugins() -> None:
+    from nmcs.games import registry  # the plugin games register through it
+
+    registry.names()
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("legal_moves", "random_move", "play", "max_moves"):
+        return getattr(kernels(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @njit(cache=True, inline="always")
@@ -164,18 +305,6 @@ def depth(state):
 
 
 @njit(cache=True)
-def max_moves(state):
-    """Upper bound on the moves left from ``state``: pawns only move forward (Knightthrough
-    at least one row a move), dominoes cover two cells, stones one."""
-    rows, cols = state[ROWS], state[COLS]
-    n = rows * cols
-    g = state[GAME]
-    if g == BREAKTHROUGH or g == KNIGHTTHROUGH:
-        return n * (rows - 1)
-    return n
-
-
-@njit(cache=True)
 def max_branching(state):
     return 4 * state[ROWS] * state[COLS]
 
@@ -183,14 +312,17 @@ def max_branching(state):
 # ---------------------------------------------------------------- Python-level
 
 
-def _state_size(game_id: int, n: int) -> int:
-    return HEADER + (3 * n if game_id in GO_LIKE else n)
+def _module(state: np.ndarray) -> ModuleType:
+    return list(MODULES.values())[int(state[GAME])]
+
+
+def _state_size(module: ModuleType, n: int) -> int:
+    return HEADER + (1 + getattr(module, "EXTRA_PLANES", 0)) * n
 
 
 def _blank(game: str, rows: int, cols: int, misere: bool) -> np.ndarray:
-    gid = GAMES[game]
-    state = np.zeros(_state_size(gid, rows * cols), dtype=STATE_DTYPE)
-    state[GAME], state[ROWS], state[COLS] = gid, rows, cols
+    state = np.zeros(_state_size(MODULES[game], rows * cols), dtype=STATE_DTYPE)
+    state[GAME], state[ROWS], state[COLS] = GAMES[game], rows, cols
     state[MISERE] = int(bool(misere))
     state[WINNER] = ONGOING
     return state
@@ -198,12 +330,14 @@ def _blank(game: str, rows: int, cols: int, misere: bool) -> np.ndarray:
 
 def _check_game(game: str) -> None:
     if game not in GAMES:
+        _load_plugins()
+    if game not in GAMES:
         raise ValueError(f"unknown two-player game {game!r} (known: {', '.join(GAMES)})")
 
 
 def _check_size(game: str, rows, cols) -> None:
     mod = MODULES[game]
-    for key, value, low in (("rows", rows, mod.MIN_ROWS), ("cols", cols, 2)):
+    for key, value, low in (("rows", rows, min_rows(mod)), ("cols", cols, min_cols(mod))):
         if not isinstance(value, int | np.integer) or isinstance(value, bool):
             raise ValueError(f"{game}: game.{key} must be an integer, got {value!r}")
         if not low <= value <= MAX_SIDE:
@@ -274,6 +408,7 @@ def parse(text: str) -> np.ndarray:
         )
     game = head["game"]
     _check_game(game)
+    mod = MODULES[game]
     rows, cols = int(head["rows"]), int(head["cols"])
     _check_size(game, rows, cols)
     state = _blank(game, rows, cols, bool(head["misere"]))
@@ -296,56 +431,47 @@ def parse(text: str) -> np.ndarray:
                     f"unknown cell {ch!r} (use . x o)"
                 )
             state[HEADER + r * cols + c] = ".xo".index(ch)
-    board = state[HEADER : HEADER + rows * cols]
-    stones = int((board != EMPTY).sum())
-    if GAMES[game] in (BREAKTHROUGH, KNIGHTTHROUGH):  # only the pawn games keep counts
-        state[COUNT0] = int((board == P0).sum())
-        state[COUNT0 + 1] = int((board == P0 + 1).sum())
     if head["mover"] is not None:
         state[TO_MOVE] = "xo".index(head["mover"])
     elif head["won"] is not None:
         state[TO_MOVE] = 1 - "xo".index(head["won"])
     if head["ply"] is not None:
         state[PLY] = int(head["ply"])
-    elif GAMES[game] == DOMINEERING:
-        state[PLY] = stones // 2
-    elif GAMES[game] in GO_LIKE:
-        state[PLY] = stones
-    if GAMES[game] == DOMINEERING and stones % 2:
-        raise ValueError("domineering: an odd number of covered cells")
-    winner = MODULES[game].rule_winner(state)
+    if hasattr(mod, "parsed"):  # counts, the PLY the text does not say, impossible boards
+        mod.parsed(state, head["ply"] is not None)
     if head["draw"] is not None:
-        raise ValueError(f"{game} has no draws")
-    if head["mover"] is None and winner != "xo".index(head["won"]):
+        if not getattr(mod, "DRAWS", False):
+            raise ValueError(f"{game} has no draws")
+        state[TO_MOVE] = state[PLY] % 2  # players alternate, x first
+    winner = mod.rule_winner(state)
+    if head["draw"] is not None and winner != DRAW:
+        raise ValueError("the text says draw but the position says otherwise")
+    if head["won"] is not None and winner != "xo".index(head["won"]):
         raise ValueError(f"the text says {head['won']} won but the position says otherwise")
     state[WINNER] = winner
     return state
 
 
 def move_name(state: np.ndarray, move: int) -> str:
-    """A move as text: ``e2e3`` (from, to) for the pawn games, the cell (``c3``) otherwise."""
-    rows, cols = int(state[ROWS]), int(state[COLS])
-    n = rows * cols
-    if int(state[GAME]) in (BREAKTHROUGH, KNIGHTTHROUGH):
-        return square_name(rows, cols, move // n) + square_name(rows, cols, move % n)
-    return square_name(rows, cols, move)
+    """A move as text: ``e2e3`` (from, to) for the pawn games, the cell (``c3``) otherwise
+    (a game's own ``move_name``, or its cell)."""
+    mod = _module(state)
+    if hasattr(mod, "move_name"):
+        return mod.move_name(state, move)
+    return square_name(int(state[ROWS]), int(state[COLS]), move)
 
 
 def parse_move(state: np.ndarray, text: str) -> int:
     """The move code of a move's text (not checked for legality)."""
-    rows, cols = int(state[ROWS]), int(state[COLS])
-    text = text.strip()
-    if int(state[GAME]) in (BREAKTHROUGH, KNIGHTTHROUGH):
-        m = re.fullmatch(r"([a-s]\d+)([a-s]\d+)", text)
-        if m is None:
-            raise ValueError(f"bad move {text!r}: expected from and to squares, e.g. 'e2e3'")
-        return parse_square(rows, cols, m[1]) * rows * cols + parse_square(rows, cols, m[2])
-    return parse_square(rows, cols, text)
+    mod = _module(state)
+    if hasattr(mod, "parse_move"):
+        return mod.parse_move(state, text.strip())
+    return parse_square(int(state[ROWS]), int(state[COLS]), text.strip())
 
 
 def legal_move_list(state: np.ndarray) -> list[int]:
     out = np.empty(max_branching(state), dtype=np.int32)
-    n = legal_moves(state, out)
+    n = kernels().legal_moves(state, out)
     return [int(m) for m in out[:n]]
 
 
@@ -364,4 +490,4 @@ def apply_move(state: np.ndarray, move: int) -> None:
             f"{game_name(state)}: illegal move {int(move)} ({name}) for {who} at ply "
             f"{int(state[PLY])}; {len(legal)} legal moves"
         )
-    play(state, np.int32(move))
+    kernels().play(state, np.int32(move))

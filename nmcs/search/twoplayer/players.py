@@ -37,26 +37,34 @@ How the paper's text is read here (see docs/twoplayer.md):
 
 Everything random draws from the player's own generator (``nmcs.core.rng``): the same seed
 and a playout budget give the same game on any machine.
+
+Compilation: one compiled player serves every registered game (the protocol dispatches on the
+state's game id), so the kernels are built by ``build(game)`` over the protocol's generated
+module (``nmcs.games.twoplayer.protocol.kernels()``), inside a module that ``compiled()``
+generates next to it in the numba cache folder
+(``$NUMBA_CACHE_DIR/twoplayer/nmcs_twoplayer_players_<hash>.py``, the hash covering the games'
+module and this file): its module-level ``@njit(cache=True)`` entry points (``uct_move``,
+``step1``, ``step2``, ``nmc1``, ``nested_playout``, ``random_playout``,
+``run_random_playouts``) are cached on disk per set of games, so a new or edited game never
+runs stale machine code. They are read as attributes of this module (``players.step1``).
 """
 
+import inspect
 import math
 import time
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from nmcs.core.clock import now
+from nmcs.core.generated import load_generated, source_digest
 from nmcs.core.rng import below
+from nmcs.games.twoplayer import protocol
 from nmcs.games.twoplayer.layout import ONGOING, PLY, TO_MOVE, WINNER
-from nmcs.games.twoplayer.protocol import (
-    legal_moves,
-    max_branching,
-    max_moves,
-    outcome,
-    play,
-    random_move,
-)
+from nmcs.games.twoplayer.protocol import max_branching, outcome
 
 MAX_LEVEL = 2
 NO_LIMIT = np.int32(2**31 - 1)
@@ -99,321 +107,397 @@ def _bound(state, discount):
     return -1.0
 
 
-@njit(cache=True)
-def random_playout(state, rng, legal, ply_limit, stats):
-    """NMC(0): uniform random moves to the end, in place. Returns False if it stopped at
-    ``ply_limit`` first (POD)."""
-    stats[S_PLAYOUTS] += 1
-    while state[WINNER] == ONGOING:
-        if state[PLY] >= ply_limit:
-            return False
-        play(state, random_move(state, rng, legal))
-        stats[S_MOVES] += 1
-    return True
+# ---------------------------------------------------------------- nested playouts and UCT
 
 
-@njit(cache=True)
-def step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit):
-    """The move NMC(1) plays in ``state`` (not over): one random playout per legal move
-    (buffers ``legal[0..1]``, ``child[1]``). With POD no random playout runs past
-    ``ply_limit`` (the bound of the NMC(1) playout this step belongs to) nor past the
-    shallowest win found at this step."""
-    moves = legal[1]
-    buf = child[1]
-    n = legal_moves(state, moves)
-    _shuffle(moves, n, rng)
-    p = state[TO_MOVE]
-    best_val = _bound(state, discount)
-    best = moves[0]
-    win_ply = NO_LIMIT
-    for j in range(n):
-        _copy(buf, state)
-        play(buf, moves[j])
-        lim = min(win_ply, ply_limit) if pod else NO_LIMIT
-        if not random_playout(buf, rng, legal[0], lim, stats):
-            continue  # pruned on depth: it could not beat the best win
-        v = _value(buf, p, discount)
-        if v > best_val:
-            best_val = v
-            best = moves[j]
-        if outcome(buf, p) == 1:
-            win_ply = min(win_ply, buf[PLY])
-            if cow:
-                break
-    return best
+def build(game: ModuleType) -> dict[str, Any]:
+    """The players' jitted kernels over ``game``, a module of the protocol's jitted functions
+    (``legal_moves``, ``play``, ``random_move``): name -> function. Called by the generated
+    module of ``compiled()``, whose cached entry points inline them."""
+    legal_moves, play, random_move = game.legal_moves, game.play, game.random_move
 
+    @njit
+    def random_playout(state, rng, legal, ply_limit, stats):
+        """NMC(0): uniform random moves to the end, in place. Returns False if it stopped at
+        ``ply_limit`` first (POD)."""
+        stats[S_PLAYOUTS] += 1
+        while state[WINNER] == ONGOING:
+            if state[PLY] >= ply_limit:
+                return False
+            play(state, random_move(state, rng, legal))
+            stats[S_MOVES] += 1
+        return True
 
-@njit(cache=True)
-def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
-    """NMC(1) to the end, in place. Returns False if it stopped at ``ply_limit`` first, or at
-    the clock's ``deadline`` (seconds of ``now``; 0: none)."""
-    while state[WINNER] == ONGOING:
-        if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
-            return False
-        play(state, step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit))
-    return True
-
-
-@njit(cache=True)
-def step2(state, rng, legal, child, discount, pod, cow, stats, deadline):
-    """The move NMC(2) plays in ``state``: as ``step1`` with NMC(1) playouts (buffers
-    ``legal[0..2]``, ``child[1..2]``)."""
-    moves = legal[2]
-    buf = child[2]
-    n = legal_moves(state, moves)
-    _shuffle(moves, n, rng)
-    p = state[TO_MOVE]
-    best_val = _bound(state, discount)
-    best = moves[0]
-    win_ply = NO_LIMIT
-    for j in range(n):
-        _copy(buf, state)
-        play(buf, moves[j])
-        lim = win_ply if pod else NO_LIMIT
-        if not nmc1(buf, rng, legal, child, lim, discount, pod, cow, stats, deadline):
-            continue
-        v = _value(buf, p, discount)
-        if v > best_val:
-            best_val = v
-            best = moves[j]
-        if outcome(buf, p) == 1:
-            win_ply = min(win_ply, buf[PLY])
-            if cow:
-                break
-    return best
-
-
-@njit(cache=True)
-def nmc2(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
-    """NMC(2) to the end, in place; returns False as ``nmc1``."""
-    while state[WINNER] == ONGOING:
-        if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
-            return False
-        play(state, step2(state, rng, legal, child, discount, pod, cow, stats, deadline))
-    return True
-
-
-@njit(cache=True)
-def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats, deadline):
-    """NMC(level) from ``state`` to the end, in place; False if the deadline stopped it."""
-    if level == 0:
-        return random_playout(state, rng, legal[0], NO_LIMIT, stats)
-    if level == 1:
-        return nmc1(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
-    return nmc2(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
-
-
-@njit(cache=True)
-def run_random_playouts(state0, n, rng, buf, legal, stats):
-    """``n`` random playouts from ``state0`` (a benchmark and a sanity check); returns how
-    many player 0 won."""
-    wins0 = 0
-    for _ in range(n):
-        _copy(buf, state0)
-        random_playout(buf, rng, legal, NO_LIMIT, stats)
-        if outcome(buf, 0) == 1:
-            wins0 += 1
-    return wins0
-
-
-# ---------------------------------------------------------------- UCT over nested playouts
-
-
-# nogil: matches are driven from Python, so threads can play several at once.
-@njit(cache=True, nogil=True)
-def uct_move(
-    root,
-    rng,
-    ws,
-    level,
-    discount,
-    pod,
-    cow,
-    c,
-    max_playouts,
-    max_seconds,
-    stats,
-    backup_discounted,
-    solver,
-):
-    """The move a UCT search chooses at ``root`` (see the module docstring). ``ws`` is the
-    workspace tuple of ``new_workspace``; ``stats`` gains the playouts and moves it ran.
-    ``backup_discounted``: the tree backs up a nested playout's discounted value instead of
-    its outcome; ``solver``: MCTS-Solver (proven wins and losses backed up, see ``_prove``)."""
-    (visits, total, first, n_edges, edge_move, edge_child, path, mover, sim, legal, child) = ws[:11]
-    proven = ws[11]
-    n_cap = visits.shape[0]
-    e_cap = edge_move.shape[0]
-    b_cap = legal.shape[1]
-    n = legal_moves(root, legal[0])
-    if n == 0:
-        return -1
-    if n == 1:
-        return legal[0][0]
-    visits[0] = 0
-    total[0] = 0.0
-    first[0] = UNEXPANDED
-    proven[0] = 0
-    used_nodes = 1
-    used_edges = 0
-    start = stats[S_PLAYOUTS]
-    t0 = now()
-    deadline = t0 + max_seconds if max_seconds > 0.0 else 0.0
-    while True:
-        if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
-            break
-        if max_seconds > 0.0 and now() - t0 >= max_seconds:
-            break
-        if solver and proven[0] != 0:
-            break  # the root is solved: no simulation can change the move
-        _copy(sim, root)
-        node = 0
-        depth = 0
-        path[0] = 0
-        # Selection and expansion: descend until a new node is added, the game ends, or the
-        # pools are full (then the simulation goes on from where it stands).
-        while sim[WINNER] == ONGOING:
-            if first[node] == UNEXPANDED:
-                if used_edges + b_cap > e_cap:
+    @njit
+    def step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit):
+        """The move NMC(1) plays in ``state`` (not over): one random playout per legal move
+        (buffers ``legal[0..1]``, ``child[1]``). With POD no random playout runs past
+        ``ply_limit`` (the bound of the NMC(1) playout this step belongs to) nor past the
+        shallowest win found at this step."""
+        moves = legal[1]
+        buf = child[1]
+        n = legal_moves(state, moves)
+        _shuffle(moves, n, rng)
+        p = state[TO_MOVE]
+        best_val = _bound(state, discount)
+        best = moves[0]
+        win_ply = NO_LIMIT
+        for j in range(n):
+            _copy(buf, state)
+            play(buf, moves[j])
+            lim = min(win_ply, ply_limit) if pod else NO_LIMIT
+            if not random_playout(buf, rng, legal[0], lim, stats):
+                continue  # pruned on depth: it could not beat the best win
+            v = _value(buf, p, discount)
+            if v > best_val:
+                best_val = v
+                best = moves[j]
+            if outcome(buf, p) == 1:
+                win_ply = min(win_ply, buf[PLY])
+                if cow:
                     break
-                k = legal_moves(sim, legal[0])
-                first[node] = used_edges
-                n_edges[node] = k
-                for j in range(k):
-                    edge_move[used_edges + j] = legal[0][j]
-                    edge_child[used_edges + j] = NO_NODE
-                used_edges += k
-            e0 = first[node]
-            k = n_edges[node]
-            untried = 0
-            for j in range(k):
-                if edge_child[e0 + j] == NO_NODE:
-                    untried += 1
-            if untried > 0:
-                if used_nodes >= n_cap:
+        return best
+
+    @njit
+    def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
+        """NMC(1) to the end, in place. Returns False if it stopped at ``ply_limit`` first, or at
+        the clock's ``deadline`` (seconds of ``now``; 0: none)."""
+        while state[WINNER] == ONGOING:
+            if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
+                return False
+            play(state, step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit))
+        return True
+
+    @njit
+    def step2(state, rng, legal, child, discount, pod, cow, stats, deadline):
+        """The move NMC(2) plays in ``state``: as ``step1`` with NMC(1) playouts (buffers
+        ``legal[0..2]``, ``child[1..2]``)."""
+        moves = legal[2]
+        buf = child[2]
+        n = legal_moves(state, moves)
+        _shuffle(moves, n, rng)
+        p = state[TO_MOVE]
+        best_val = _bound(state, discount)
+        best = moves[0]
+        win_ply = NO_LIMIT
+        for j in range(n):
+            _copy(buf, state)
+            play(buf, moves[j])
+            lim = win_ply if pod else NO_LIMIT
+            if not nmc1(buf, rng, legal, child, lim, discount, pod, cow, stats, deadline):
+                continue
+            v = _value(buf, p, discount)
+            if v > best_val:
+                best_val = v
+                best = moves[j]
+            if outcome(buf, p) == 1:
+                win_ply = min(win_ply, buf[PLY])
+                if cow:
                     break
-                pick = below(rng, untried)
-                e = e0
+        return best
+
+    @njit
+    def nmc2(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
+        """NMC(2) to the end, in place; returns False as ``nmc1``."""
+        while state[WINNER] == ONGOING:
+            if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
+                return False
+            play(state, step2(state, rng, legal, child, discount, pod, cow, stats, deadline))
+        return True
+
+    @njit
+    def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats, deadline):
+        """NMC(level) from ``state`` to the end, in place; False if the deadline stopped it."""
+        if level == 0:
+            return random_playout(state, rng, legal[0], NO_LIMIT, stats)
+        if level == 1:
+            return nmc1(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
+        return nmc2(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
+
+    @njit
+    def run_random_playouts(state0, n, rng, buf, legal, stats):
+        """``n`` random playouts from ``state0`` (a benchmark and a sanity check); returns how
+        many player 0 won."""
+        wins0 = 0
+        for _ in range(n):
+            _copy(buf, state0)
+            random_playout(buf, rng, legal, NO_LIMIT, stats)
+            if outcome(buf, 0) == 1:
+                wins0 += 1
+        return wins0
+
+    @njit
+    def _prove(sim, depth, path, mover, proven, first, n_edges, edge_child):
+        """MCTS-Solver's backup of proofs (Winands, Bjornsson and Saito, "Monte-Carlo Tree Search
+        Solver", CG 2008) after a simulation that ended in the tree at ``path[depth]``.
+        ``proven[node]`` is +1 (-1) when the player who moved into the node wins (loses) with best
+        play, 0 while unknown (and for draws). A won child makes its parent lost for the parent's
+        mover; a parent whose children are all expanded and all lost for the player to move is
+        won for its mover. Stops at the first node whose proof does not change."""
+        v = outcome(sim, mover[depth])
+        if v == 0:
+            return
+        proven[path[depth]] = v
+        for d in range(depth, 0, -1):
+            parent = path[d - 1]
+            if proven[parent] != 0:
+                return
+            if proven[path[d]] == 1:
+                proven[parent] = -1
+            elif proven[path[d]] == -1:
+                e0 = first[parent]
+                for j in range(n_edges[parent]):
+                    ch = edge_child[e0 + j]
+                    if ch == NO_NODE or proven[ch] != -1:
+                        return
+                proven[parent] = 1
+            else:
+                return
+
+    # nogil: matches are driven from Python, so threads can play several at once.
+    @njit(nogil=True)
+    def uct_move(
+        root,
+        rng,
+        ws,
+        level,
+        discount,
+        pod,
+        cow,
+        c,
+        max_playouts,
+        max_seconds,
+        stats,
+        backup_discounted,
+        solver,
+    ):
+        """The move a UCT search chooses at ``root`` (see the module docstring). ``ws`` is the
+        workspace tuple of ``new_workspace``; ``stats`` gains the playouts and moves it ran.
+        ``backup_discounted``: the tree backs up a nested playout's discounted value instead of
+        its outcome; ``solver``: MCTS-Solver (proven wins and losses backed up, see ``_prove``)."""
+        (visits, total, first, n_edges, edge_move, edge_child, path, mover, sim, legal, child) = ws[
+            :11
+        ]
+        proven = ws[11]
+        n_cap = visits.shape[0]
+        e_cap = edge_move.shape[0]
+        b_cap = legal.shape[1]
+        n = legal_moves(root, legal[0])
+        if n == 0:
+            return -1
+        if n == 1:
+            return legal[0][0]
+        visits[0] = 0
+        total[0] = 0.0
+        first[0] = UNEXPANDED
+        proven[0] = 0
+        used_nodes = 1
+        used_edges = 0
+        start = stats[S_PLAYOUTS]
+        t0 = now()
+        deadline = t0 + max_seconds if max_seconds > 0.0 else 0.0
+        while True:
+            if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
+                break
+            if max_seconds > 0.0 and now() - t0 >= max_seconds:
+                break
+            if solver and proven[0] != 0:
+                break  # the root is solved: no simulation can change the move
+            _copy(sim, root)
+            node = 0
+            depth = 0
+            path[0] = 0
+            # Selection and expansion: descend until a new node is added, the game ends, or the
+            # pools are full (then the simulation goes on from where it stands).
+            while sim[WINNER] == ONGOING:
+                if first[node] == UNEXPANDED:
+                    if used_edges + b_cap > e_cap:
+                        break
+                    k = legal_moves(sim, legal[0])
+                    first[node] = used_edges
+                    n_edges[node] = k
+                    for j in range(k):
+                        edge_move[used_edges + j] = legal[0][j]
+                        edge_child[used_edges + j] = NO_NODE
+                    used_edges += k
+                e0 = first[node]
+                k = n_edges[node]
+                untried = 0
                 for j in range(k):
                     if edge_child[e0 + j] == NO_NODE:
-                        if pick == 0:
-                            e = e0 + j
-                            break
-                        pick -= 1
-                new = used_nodes
-                used_nodes += 1
-                visits[new] = 0
-                total[new] = 0.0
-                first[new] = UNEXPANDED
-                proven[new] = 0
-                edge_child[e] = new
+                        untried += 1
+                if untried > 0:
+                    if used_nodes >= n_cap:
+                        break
+                    pick = below(rng, untried)
+                    e = e0
+                    for j in range(k):
+                        if edge_child[e0 + j] == NO_NODE:
+                            if pick == 0:
+                                e = e0 + j
+                                break
+                            pick -= 1
+                    new = used_nodes
+                    used_nodes += 1
+                    visits[new] = 0
+                    total[new] = 0.0
+                    first[new] = UNEXPANDED
+                    proven[new] = 0
+                    edge_child[e] = new
+                    mover[depth + 1] = sim[TO_MOVE]
+                    play(sim, edge_move[e])
+                    depth += 1
+                    path[depth] = new
+                    break
+                log_t = math.log(visits[node])
+                best_e = e0
+                best_u = -1.0
+                for j in range(k):
+                    ch = edge_child[e0 + j]
+                    if solver and proven[ch] == -1:
+                        continue  # a proven loss for the player to move here: never chosen
+                    u = total[ch] / visits[ch] + c * math.sqrt(log_t / visits[ch])
+                    if u > best_u:
+                        best_u = u
+                        best_e = e0 + j
+                node = edge_child[best_e]
                 mover[depth + 1] = sim[TO_MOVE]
-                play(sim, edge_move[e])
+                play(sim, edge_move[best_e])
                 depth += 1
-                path[depth] = new
-                break
-            log_t = math.log(visits[node])
-            best_e = e0
-            best_u = -1.0
-            for j in range(k):
-                ch = edge_child[e0 + j]
-                if solver and proven[ch] == -1:
-                    continue  # a proven loss for the player to move here: never chosen
-                u = total[ch] / visits[ch] + c * math.sqrt(log_t / visits[ch])
-                if u > best_u:
-                    best_u = u
-                    best_e = e0 + j
-            node = edge_child[best_e]
-            mover[depth + 1] = sim[TO_MOVE]
-            play(sim, edge_move[best_e])
-            depth += 1
-            path[depth] = node
-        if sim[WINNER] == ONGOING:
-            if not nested_playout(
-                sim, level, rng, legal, child, discount, pod, cow, stats, deadline
-            ):
-                break  # out of time in a nested playout: it is dropped, not backed up
-        else:
-            stats[S_PLAYOUTS] += 1  # a simulation that ends in the tree counts as one playout
-            if solver and depth > 0:
-                _prove(sim, depth, path, mover, proven, first, n_edges, edge_child)
-        visits[0] += 1
-        for d in range(1, depth + 1):
-            nd = path[d]
-            visits[nd] += 1
-            if backup_discounted:
-                total[nd] += 0.5 * (_value(sim, mover[d], True) + 1.0)
+                path[depth] = node
+            if sim[WINNER] == ONGOING:
+                if not nested_playout(
+                    sim, level, rng, legal, child, discount, pod, cow, stats, deadline
+                ):
+                    break  # out of time in a nested playout: it is dropped, not backed up
             else:
-                total[nd] += 0.5 * (outcome(sim, mover[d]) + 1)
-    # The most visited root move (ties: the better mean, then the first).
-    e0 = first[0]
-    if e0 == UNEXPANDED:  # no simulation finished: a random legal move
-        return legal[0][below(rng, legal_moves(root, legal[0]))]
-    if solver:
-        for j in range(n_edges[0]):
-            ch = edge_child[e0 + j]
-            if ch != NO_NODE and proven[ch] == 1:
-                return edge_move[e0 + j]  # a proven win
-    # Proven losses are left out while another move was tried (MCTS-Solver).
-    avoid = False
-    if solver:
-        for j in range(n_edges[0]):
-            ch = edge_child[e0 + j]
-            if ch != NO_NODE and visits[ch] > 0 and proven[ch] != -1:
-                avoid = True
-                break
-    best_e = e0
-    best_v = -1
-    best_m = -1.0
-    for j in range(n_edges[0]):
-        ch = edge_child[e0 + j]
-        if ch == NO_NODE or visits[ch] == 0:  # untried, or its simulation was dropped
-            continue
-        if avoid and proven[ch] == -1:
-            continue
-        m = total[ch] / visits[ch]
-        if visits[ch] > best_v or (visits[ch] == best_v and m > best_m):
-            best_v = visits[ch]
-            best_m = m
-            best_e = e0 + j
-    if best_v <= 0:  # no simulation finished in time: a random legal move
-        return edge_move[e0 + below(rng, n_edges[0])]
-    return edge_move[best_e]
-
-
-@njit(cache=True)
-def _prove(sim, depth, path, mover, proven, first, n_edges, edge_child):
-    """MCTS-Solver's backup of proofs (Winands, Bjornsson and Saito, "Monte-Carlo Tree Search
-    Solver", CG 2008) after a simulation that ended in the tree at ``path[depth]``.
-    ``proven[node]`` is +1 (-1) when the player who moved into the node wins (loses) with best
-    play, 0 while unknown (and for draws). A won child makes its parent lost for the parent's
-    mover; a parent whose children are all expanded and all lost for the player to move is
-    won for its mover. Stops at the first node whose proof does not change."""
-    v = outcome(sim, mover[depth])
-    if v == 0:
-        return
-    proven[path[depth]] = v
-    for d in range(depth, 0, -1):
-        parent = path[d - 1]
-        if proven[parent] != 0:
-            return
-        if proven[path[d]] == 1:
-            proven[parent] = -1
-        elif proven[path[d]] == -1:
-            e0 = first[parent]
-            for j in range(n_edges[parent]):
+                stats[S_PLAYOUTS] += 1  # a simulation that ends in the tree counts as one playout
+                if solver and depth > 0:
+                    _prove(sim, depth, path, mover, proven, first, n_edges, edge_child)
+            visits[0] += 1
+            for d in range(1, depth + 1):
+                nd = path[d]
+                visits[nd] += 1
+                if backup_discounted:
+                    total[nd] += 0.5 * (_value(sim, mover[d], True) + 1.0)
+                else:
+                    total[nd] += 0.5 * (outcome(sim, mover[d]) + 1)
+        # The most visited root move (ties: the better mean, then the first).
+        e0 = first[0]
+        if e0 == UNEXPANDED:  # no simulation finished: a random legal move
+            return legal[0][below(rng, legal_moves(root, legal[0]))]
+        if solver:
+            for j in range(n_edges[0]):
                 ch = edge_child[e0 + j]
-                if ch == NO_NODE or proven[ch] != -1:
-                    return
-            proven[parent] = 1
-        else:
-            return
+                if ch != NO_NODE and proven[ch] == 1:
+                    return edge_move[e0 + j]  # a proven win
+        # Proven losses are left out while another move was tried (MCTS-Solver).
+        avoid = False
+        if solver:
+            for j in range(n_edges[0]):
+                ch = edge_child[e0 + j]
+                if ch != NO_NODE and visits[ch] > 0 and proven[ch] != -1:
+                    avoid = True
+                    break
+        best_e = e0
+        best_v = -1
+        best_m = -1.0
+        for j in range(n_edges[0]):
+            ch = edge_child[e0 + j]
+            if ch == NO_NODE or visits[ch] == 0:  # untried, or its simulation was dropped
+                continue
+            if avoid and proven[ch] == -1:
+                continue
+            m = total[ch] / visits[ch]
+            if visits[ch] > best_v or (visits[ch] == best_v and m > best_m):
+                best_v = visits[ch]
+                best_m = m
+                best_e = e0 + j
+        if best_v <= 0:  # no simulation finished in time: a random legal move
+            return edge_move[e0 + below(rng, n_edges[0])]
+        return edge_move[best_e]
+
+    return {
+        "random_playout": random_playout,
+        "step1": step1,
+        "nmc1": nmc1,
+        "step2": step2,
+        "nmc2": nmc2,
+        "nested_playout": nested_playout,
+        "run_random_playouts": run_random_playouts,
+        "uct_move": uct_move,
+    }
+
+
+ENTRIES = (
+    "uct_move",
+    "step1",
+    "step2",
+    "nmc1",
+    "nested_playout",
+    "random_playout",
+    "run_random_playouts",
+)
+
+TEMPLATE = '''"""Generated by nmcs.search.twoplayer.players: the players' compiled entry points over
+the two-player games of {kernels}.
+Do not edit; another set of games (or an edit) gets another file."""
+# sources: {digest}
+from numba import njit
+
+import {kernels} as game
+from nmcs.search.twoplayer.players import build
+
+_k = build(game)
+{entries}
+'''
+
+ENTRY = """
+
+_{name} = njit(inline="always")(_k["{name}"].py_func)
+
+
+@njit(cache=True{nogil})
+def {name}({args}):
+    return _{name}({args})
+"""
+
+
+def compiled() -> ModuleType:
+    """The generated module of the players' entry points over the games registered now
+    (numba compiles each on its first call, or loads it from its cache)."""
+    game = protocol.kernels()
+    if game.__name__ not in _COMPILED:
+        kernels = build(game)  # for the signatures only: nothing is compiled here
+        entries = "".join(
+            ENTRY.format(
+                name=name,
+                nogil=", nogil=True" if name == "uct_move" else "",
+                args=", ".join(inspect.signature(kernels[name].py_func).parameters),
+            )
+            for name in ENTRIES
+        )
+        digest = source_digest(game.__name__, inspect.getmodule(build) or __name__)
+        text = TEMPLATE.format(kernels=game.__name__, digest=digest, entries=entries)
+        _COMPILED[game.__name__] = load_generated(
+            "twoplayer", f"nmcs_twoplayer_players_{digest}", text
+        )
+    return _COMPILED[game.__name__]
+
+
+_COMPILED: dict[str, ModuleType] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ENTRIES:
+        return getattr(compiled(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -> tuple:
     """The UCT tree pools and playout buffers for positions like ``state``."""
     b = int(max_branching(state))
-    m = int(max_moves(state)) + 2
+    m = int(protocol.kernels().max_moves(state)) + 2
     if n_edges is None:
         n_edges = min(n_nodes * b, 1 << 21)
     n_edges = max(n_edges, b)
@@ -534,12 +618,13 @@ class Player:
         self.stats = np.zeros(2, dtype=np.int64)
         n_nodes = ((budget.playouts or 0) + 2) if budget.ms is None else 1 << 16
         self.ws = new_workspace(state, min(n_nodes, 1 << 20))
+        self.uct_move = compiled().uct_move
 
     def choose(self, state: np.ndarray) -> int:
         """The move to play in ``state`` (which is not changed)."""
         cfg, b = self.config, self.budget
         return int(
-            uct_move(
+            self.uct_move(
                 state,
                 self.rng,
                 self.ws,
@@ -587,8 +672,9 @@ def nested_choice(
     legal, child = ws[9], ws[10]
     rng = np.array([seed], dtype=np.uint64)
     stats = np.zeros(2, dtype=np.int64)
+    entries = compiled()
     if level == 1:
-        move = step1(state.copy(), rng, legal, child, discount, pod, cow, stats, NO_LIMIT)
+        move = entries.step1(state.copy(), rng, legal, child, discount, pod, cow, stats, NO_LIMIT)
     else:
-        move = step2(state.copy(), rng, legal, child, discount, pod, cow, stats, 0.0)
+        move = entries.step2(state.copy(), rng, legal, child, discount, pod, cow, stats, 0.0)
     return int(move), int(stats[S_PLAYOUTS])
