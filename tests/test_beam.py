@@ -167,6 +167,71 @@ def test_the_returned_game_is_complete_and_scores_as_played():
         assert len(moves) == 30 and game.score(replay) == score and playouts > 0
 
 
+@pytest.mark.parametrize(
+    "name,options,level,widths,budget",
+    [
+        ("leftmove", {"depth": 30}, 2, [3, 2], 100),
+        ("leftmove", {"depth": 30}, 3, [2, 2, 2], 777),
+        ("morpion", {}, 2, [2, 2], 150),
+    ],
+)
+def test_a_playout_budget_cuts_the_search_at_that_playout(name, options, level, widths, budget):
+    """``budget.playouts`` cuts a beam search at that playout, at every level, and the search
+    returns the best complete game it found: one that replays to its score, at least as good
+    as every playout it ran before (so at least the first search's own first playout), and
+    the whole search's game when the budget is larger than the search."""
+    game = game_module(name)
+    state0 = game.make_state(**options)
+    seeds = search_seeds(4, 0, 7)
+    full = search_batch(name, state0, seeds, algo="beam", level=level, beam=widths)
+    cut = search_batch(
+        name, state0, seeds, algo="beam", level=level, beam=widths, max_playouts=budget
+    )
+    assert (full.playouts > budget).all()  # each search is cut
+    assert (cut.playouts == budget).all()
+    for score, moves in zip(cut.score.tolist(), cut.moves, strict=True):
+        replay = state0.copy()
+        for move in moves:
+            game.play(replay, move)
+        assert (
+            game.score(replay) == score
+            and game.legal_moves(replay, np.empty(game.max_branching(state0), np.int32)) == 0
+        )
+    assert (cut.score <= full.score).any()  # a cut search is no better than the whole, here
+    roomy = search_batch(
+        name, state0, seeds, algo="beam", level=level, beam=widths,
+        max_playouts=int(full.playouts.max()) + 1,
+    )  # fmt: skip
+    assert roomy.score.tolist() == full.score.tolist()
+    assert roomy.playouts.tolist() == full.playouts.tolist()
+    for a, b in zip(roomy.moves, full.moves, strict=True):
+        assert list(a) == list(b)
+
+
+def test_a_cut_search_returns_the_best_game_of_its_playouts():
+    """Level 1 with a budget of n playouts: the cut search's score is the best of the n
+    playouts it ran, which a search of the same seed with budget n + k can only improve."""
+    game = game_module("leftmove")
+    state0 = game.make_state(depth=20)
+    seeds = search_seeds(20, 0, 3)
+    scores = [
+        search_batch(
+            "leftmove", state0, seeds, algo="beam", level=1, beam=[4], max_playouts=n
+        ).score.tolist()
+        for n in (1, 5, 20, 60)
+    ]
+    for earlier, later in zip(scores, scores[1:], strict=False):
+        assert all(a <= b for a, b in zip(earlier, later, strict=True))
+
+
+def test_a_time_budget_is_refused_for_a_beam_search():
+    with pytest.raises(ValueError, match="budget.seconds: algo=beam is cut by budget.playouts"):
+        search_batch(
+            "leftmove", game_module("leftmove").make_state(depth=10), search_seeds(1, 0, 0),
+            algo="beam", level=1, beam=[2], max_seconds=1.0,
+        )  # fmt: skip
+
+
 def test_table1_analysis_compares_means_with_the_papers_sampling_error(tmp_path):
     """A cell whose runs have the paper's mean agrees; one 3 points above differs; a cell with
     a handful of runs is 'not enough data'."""

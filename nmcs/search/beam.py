@@ -89,8 +89,8 @@ from nmcs.search.registry import Algorithm, Settings, register
 POS, LEN, SCORE, HASH = 0, 1, 2, 3
 PARENT, MOVE, CLEN, CSCORE, ORDER, CHASH = 0, 1, 2, 3, 4, 5
 # The search's spec (int64[SPEC_SIZE]): the beam sizes of levels 1..MAX_LEVEL, then the rules.
-TIES, MERGE = MAX_LEVEL, MAX_LEVEL + 1
-SPEC_SIZE = MAX_LEVEL + 2
+TIES, MERGE, LIMIT = MAX_LEVEL, MAX_LEVEL + 1, MAX_LEVEL + 2
+SPEC_SIZE = MAX_LEVEL + 3
 TIE_RULES = ("random", "first")  # spec[TIES] is the index
 FNV_PRIME = 0x100000001B3
 
@@ -132,8 +132,10 @@ def build_beam(game, levels: int = MAX_LEVEL):
         m = max_moves(state0) + 1
         s = state0.shape[0]
         bstate = np.empty((n_levels, 2, w, s), state0.dtype)
-        bseq = np.empty((n_levels, 2, w, m), np.int32)
-        binfo = np.zeros((n_levels, 2, w, 4), np.int64)
+        # One slot past the widest beam (index w of buffer 0): each level's best game so far,
+        # kept only under a playout budget (the game a cut search returns).
+        bseq = np.empty((n_levels, 2, w + 1, m), np.int32)
+        binfo = np.zeros((n_levels, 2, w + 1, 4), np.int64)
         cseq = np.empty((n_levels, w, m), np.int32)
         cinfo = np.zeros((n_levels, w, 6), np.int64)
         child = np.empty((n_levels, 2, s), state0.dtype)
@@ -248,6 +250,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
             bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
             width = spec[k - 1]
             merge = spec[MERGE] != 0
+            limit = spec[LIMIT]
+            top = bseq.shape[2] - 1  # the best-game slot (buffer 0)
+            binfo[k, 0, top, SCORE] = NO_SCORE
             target = target_score(state)
             cur = 0
             # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
@@ -286,6 +291,24 @@ def build_beam(game, levels: int = MAX_LEVEL):
                             for j in range(pos + 1 + length):
                                 play(state, seq[j])
                             return pos + 1 + length
+                        if limit > 0:
+                            if s > binfo[k, 0, top, SCORE]:
+                                # The best game found at this level (the first on ties).
+                                for j in range(pos):
+                                    bseq[k, 0, top, j] = bseq[k, cur, b, j]
+                                bseq[k, 0, top, pos] = legal[k, i]
+                                for j in range(length):
+                                    bseq[k, 0, top, pos + 1 + j] = cbuf[k, j]
+                                binfo[k, 0, top, SCORE] = s
+                                binfo[k, 0, top, LEN] = pos + 1 + length
+                            if stats[PLAYOUTS] >= limit:
+                                # The budget is spent (at this playout, or below): the best
+                                # game found at this level is the answer.
+                                best_len = binfo[k, 0, top, LEN]
+                                for j in range(best_len):
+                                    seq[j] = bseq[k, 0, top, j]
+                                    play(state, seq[j])
+                                return best_len
                         kept, ties = keep_child(
                             k,
                             ws,
@@ -464,12 +487,13 @@ def check_rules(ties, merge_duplicates) -> None:
         )
 
 
-def beam_spec(level: int, options) -> np.ndarray:
+def beam_spec(level: int, options, max_playouts: int = 0) -> np.ndarray:
     """The kernel's spec of a search: the beam sizes (``beam_widths``), then the tie rule
-    (index in ``TIE_RULES``) and the duplicate rule (0/1)."""
+    (index in ``TIE_RULES``), the duplicate rule (0/1) and the playout budget that cuts the
+    search (0: none)."""
     check_rules(options.ties, options.merge_duplicates)
     rules = [TIE_RULES.index(options.ties), int(bool(options.merge_duplicates))]
-    return np.array(beam_widths(level, options.beam) + rules, np.int64)
+    return np.array(beam_widths(level, options.beam) + rules + [int(max_playouts)], np.int64)
 
 
 @dataclass
@@ -477,7 +501,9 @@ class BeamConfig:
     """``algo=beam``: Monte-Carlo Beam Search of ``level`` with beams ``beam`` = [s1, ..., sL]
     (one value: the same at every level); all 1 = nested search with memorization. ``ties``:
     children of equal score ordered at ``random`` or ``first`` found; ``merge_duplicates``: a
-    position reached twice in the next beam is kept once (docs/beam.md)."""
+    position reached twice in the next beam is kept once (docs/beam.md). Runs to completion,
+    or, with ``budget.playouts``, is cut at that playout and returns the best game it found
+    (a time budget is refused: the result would depend on the machine)."""
 
     name: str = "beam"
     beam: list[int] = field(default_factory=lambda: [1])
@@ -487,6 +513,11 @@ class BeamConfig:
     def check(self, settings: Settings) -> None:
         beam_widths(settings.level, self.beam)
         check_rules(self.ties, self.merge_duplicates)
+        if settings.max_seconds > 0:
+            raise ValueError(
+                "budget.seconds: algo=beam is cut by budget.playouts only (a time cut would make "
+                "its game depend on the machine); algo=iterative_beam takes both"
+            )
 
 
 @dataclass
@@ -505,7 +536,9 @@ class IterativeBeamConfig:
 
 
 def beam_params(options, settings, kernels, state0):
-    return BeamParams(int(settings.level), beam_spec(settings.level, options))
+    return BeamParams(
+        int(settings.level), beam_spec(settings.level, options, settings.max_playouts)
+    )
 
 
 def iterative_beam_params(options, settings, kernels, state0):
@@ -569,6 +602,7 @@ BEAM = register(
         config=BeamConfig,
         params=beam_params,
         build=build_beam_search,
+        needs_budget=None,
         max_level=MAX_LEVEL,
     )
 )
