@@ -87,10 +87,20 @@ def reduced_overrides(meta: dict, experiment: str = "") -> str:
         key = key.lstrip("+~")
         if key not in SIZE_KEYS or key in swept:
             continue
-        if experiment and scale and value == scale_value(experiment, key, scale):
+        if experiment and scale and _same_value(value, scale_value(experiment, key, scale)):
             continue  # typed, but the scale's own size: not a reduced run
         kept.append(o)
     return " ".join(kept)
+
+
+def _same_value(typed: str, own: str | None) -> bool:
+    """Whether a typed override is the scale's own value (``163`` and ``163.0`` are)."""
+    if own is None:
+        return False
+    try:
+        return float(typed) == float(own)
+    except ValueError:
+        return typed == own
 
 
 BY_SCALE = re.compile(r"^\$\{by_scale:\s*([^,]+?)\s*,\s*([^,]+?)\s*\}$")

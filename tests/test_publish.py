@@ -62,6 +62,11 @@ def test_an_override_equal_to_the_scales_own_size_is_not_a_reduced_run():
     assert reduced_overrides(paper, "mcbs_fig4_level1") == "n_searches=16"
     quick = {"config": {"scale": {"name": "quick"}}, "command_line": ["n_searches=50"]}
     assert reduced_overrides(quick, "mcbs_fig4_level1") == "n_searches=50"
+    # mcbs_fig5's paper budget is 163.0 s: typed as 163 it is the same
+    fig5 = {"config": {"scale": {"name": "paper"}}, "command_line": ["budget.seconds=163"]}
+    assert reduced_overrides(fig5, "mcbs_fig5") == ""
+    fig5["command_line"] = ["budget.seconds=40"]
+    assert reduced_overrides(fig5, "mcbs_fig5") == "budget.seconds=40"
 
 
 def test_an_experiment_is_packed_into_three_files_that_keep_every_cell(tmp_path):
