@@ -9,7 +9,8 @@
   the restart loop is ``nmcs.search.anytime.build_restarts``, shared with iterative NMCS);
 - ``beam(state, level, spec, rng, ws, seq, stats)``: a beam search of ``level`` from
   ``state``; level l >= 1 keeps a beam of at most ``spec[l - 1]`` positions, level 0 is one
-  playout; ``spec[TIES]`` and ``spec[MERGE]`` hold the tie and duplicate rules (``beam_spec``).
+  playout; ``spec[TIES]`` and ``spec[MERGE]`` hold the tie and duplicate rules, ``spec[LIMIT]``
+  the playout budget that cuts the search (0: none; ``beam_spec``).
   It plays the best game found on ``state`` in place, writes its moves into ``seq`` and returns
   their number (the same contract as ``nmcs.search.nested``). ``stats`` counts playouts and
   playout moves.
@@ -52,9 +53,10 @@ M = max moves + 1). Per level k, two beams (``cur`` and ``1 - cur``) of W entrie
 children of the step::
 
     bstate  [L, 2, W, S]  positions of the beam
-    bseq    [L, 2, W, M]  best game of each position, from the search's start (prefix included)
-    binfo   [L, 2, W, 4]  POS (moves played to reach the position), LEN (of bseq), SCORE, HASH
-                          (of the position; with merge_duplicates)
+    bseq    [L, 2, W+1, M]  best game of each position, from the search's start (prefix
+                          included); bseq[k, 0, W]: level k's best game so far (with a budget)
+    binfo   [L, 2, W+1, 4]  POS (moves played to reach the position), LEN (of bseq), SCORE,
+                          HASH (of the position; with merge_duplicates)
     cseq    [L, W, M]     kept children: their lower search's game, from the child position
     cinfo   [L, W, 6]     PARENT (beam index), MOVE, LEN, SCORE, ORDER (found in the step),
                           CHASH (of the child position; with merge_duplicates)
