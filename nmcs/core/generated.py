@@ -1,5 +1,5 @@
-"""Generated modules in the numba cache folder: the pattern of ``nmcs.search.entry``, shared
-by the two-player protocol and players.
+"""Generated modules in the numba cache folder, shared by the search entry points
+(``nmcs.search.entry``) and the two-player protocol and players.
 
 Numba caches a function on disk only if it is defined at module level, and checks only the
 timestamp of that function's own file, not of the functions compiled into it. Code that binds
