@@ -126,6 +126,7 @@ def test_pod_and_cow_save_playout_moves_and_keep_the_fast_win():
                 kw.get("cow", False),
                 stats,
                 players.NO_LIMIT,
+                0.0,  # no deadline
             )
             if not kw.get("cow"):
                 assert P.move_name(s, m) in {"a2", "b2"}

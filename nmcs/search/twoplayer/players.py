@@ -110,6 +110,43 @@ def _bound(state, discount):
 # ---------------------------------------------------------------- nested playouts and UCT
 
 
+def _make_step(legal_moves, play, inner, level: int):
+    """The move NMC(``level``) plays in ``state`` (not over): one NMC(``level`` - 1) playout
+    ``inner`` per legal move, into the buffers ``legal[level]`` and ``child[level]`` (the
+    levels below use ``legal[0..level-1]``, ``child[1..level-1]``). The best move by value;
+    with COW the first win ends the step. With POD no inner playout runs past ``ply_limit``
+    (the bound of the playout this step belongs to) nor past the shallowest win found at this
+    step."""
+
+    @njit
+    def step(state, rng, legal, child, discount, pod, cow, stats, ply_limit, deadline):
+        moves = legal[level]
+        buf = child[level]
+        n = legal_moves(state, moves)
+        _shuffle(moves, n, rng)
+        p = state[TO_MOVE]
+        best_val = _bound(state, discount)
+        best = moves[0]
+        win_ply = NO_LIMIT
+        for j in range(n):
+            _copy(buf, state)
+            play(buf, moves[j])
+            lim = min(win_ply, ply_limit) if pod else NO_LIMIT
+            if not inner(buf, rng, legal, child, lim, discount, pod, cow, stats, deadline):
+                continue  # pruned on depth: it could not beat the best win
+            v = _value(buf, p, discount)
+            if v > best_val:
+                best_val = v
+                best = moves[j]
+            if outcome(buf, p) == 1:
+                win_ply = min(win_ply, buf[PLY])
+                if cow:
+                    break
+        return best
+
+    return step
+
+
 def build(game: ModuleType) -> dict[str, Any]:
     """The players' jitted kernels over ``game``, a module of the protocol's jitted functions
     (``legal_moves``, ``play``, ``random_move``): name -> function. Called by the generated
@@ -129,34 +166,11 @@ def build(game: ModuleType) -> dict[str, Any]:
         return True
 
     @njit
-    def step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit):
-        """The move NMC(1) plays in ``state`` (not over): one random playout per legal move
-        (buffers ``legal[0..1]``, ``child[1]``). With POD no random playout runs past
-        ``ply_limit`` (the bound of the NMC(1) playout this step belongs to) nor past the
-        shallowest win found at this step."""
-        moves = legal[1]
-        buf = child[1]
-        n = legal_moves(state, moves)
-        _shuffle(moves, n, rng)
-        p = state[TO_MOVE]
-        best_val = _bound(state, discount)
-        best = moves[0]
-        win_ply = NO_LIMIT
-        for j in range(n):
-            _copy(buf, state)
-            play(buf, moves[j])
-            lim = min(win_ply, ply_limit) if pod else NO_LIMIT
-            if not random_playout(buf, rng, legal[0], lim, stats):
-                continue  # pruned on depth: it could not beat the best win
-            v = _value(buf, p, discount)
-            if v > best_val:
-                best_val = v
-                best = moves[j]
-            if outcome(buf, p) == 1:
-                win_ply = min(win_ply, buf[PLY])
-                if cow:
-                    break
-        return best
+    def random_inner(buf, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
+        """NMC(0) with the signature of ``nmc1``: the playout ``step1`` runs per move."""
+        return random_playout(buf, rng, legal[0], ply_limit, stats)
+
+    step1 = _make_step(legal_moves, play, random_inner, 1)
 
     @njit
     def nmc1(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
@@ -165,36 +179,13 @@ def build(game: ModuleType) -> dict[str, Any]:
         while state[WINNER] == ONGOING:
             if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
                 return False
-            play(state, step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit))
+            play(
+                state,
+                step1(state, rng, legal, child, discount, pod, cow, stats, ply_limit, deadline),
+            )
         return True
 
-    @njit
-    def step2(state, rng, legal, child, discount, pod, cow, stats, deadline):
-        """The move NMC(2) plays in ``state``: as ``step1`` with NMC(1) playouts (buffers
-        ``legal[0..2]``, ``child[1..2]``)."""
-        moves = legal[2]
-        buf = child[2]
-        n = legal_moves(state, moves)
-        _shuffle(moves, n, rng)
-        p = state[TO_MOVE]
-        best_val = _bound(state, discount)
-        best = moves[0]
-        win_ply = NO_LIMIT
-        for j in range(n):
-            _copy(buf, state)
-            play(buf, moves[j])
-            lim = win_ply if pod else NO_LIMIT
-            if not nmc1(buf, rng, legal, child, lim, discount, pod, cow, stats, deadline):
-                continue
-            v = _value(buf, p, discount)
-            if v > best_val:
-                best_val = v
-                best = moves[j]
-            if outcome(buf, p) == 1:
-                win_ply = min(win_ply, buf[PLY])
-                if cow:
-                    break
-        return best
+    step2 = _make_step(legal_moves, play, nmc1, 2)
 
     @njit
     def nmc2(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
@@ -202,7 +193,10 @@ def build(game: ModuleType) -> dict[str, Any]:
         while state[WINNER] == ONGOING:
             if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
                 return False
-            play(state, step2(state, rng, legal, child, discount, pod, cow, stats, deadline))
+            play(
+                state,
+                step2(state, rng, legal, child, discount, pod, cow, stats, NO_LIMIT, deadline),
+            )
         return True
 
     @njit
@@ -673,8 +667,6 @@ def nested_choice(
     rng = np.array([seed], dtype=np.uint64)
     stats = np.zeros(2, dtype=np.int64)
     entries = compiled()
-    if level == 1:
-        move = entries.step1(state.copy(), rng, legal, child, discount, pod, cow, stats, NO_LIMIT)
-    else:
-        move = entries.step2(state.copy(), rng, legal, child, discount, pod, cow, stats, 0.0)
+    step = entries.step1 if level == 1 else entries.step2
+    move = step(state.copy(), rng, legal, child, discount, pod, cow, stats, NO_LIMIT, 0.0)
     return int(move), int(stats[S_PLAYOUTS])
