@@ -289,12 +289,16 @@ def run_batch(
     state0: np.ndarray,
     seeds: np.ndarray,
     workers: int,
+    params: Any = None,
 ) -> BatchResult:
     """Run the searches of ``seeds`` from already validated arguments (what ``search_batch``
-    checks, and what a validated cell holds: ``nmcs.harness.search_cell.SearchCell``)."""
+    checks, and what a validated cell holds: ``nmcs.harness.search_cell.SearchCell``);
+    ``params``: the engine parameters, if not the algorithm's from its config (a remote NRPA
+    search's starting policy, ``nmcs.harness.parallel.remote_nrpa``)."""
     kernels = game.kernels
     n = seeds.shape[0]
-    params = record.params(config, settings, kernels, state0)
+    if params is None:
+        params = record.params(config, settings, kernels, state0)
     max_moves = int(kernels.max_moves(state0))
     out = new_outputs(n, max_moves, TRACE_LEN if record.writes_trace else 1)
     run_block = entry(game, record, settings, state0, seeds, params, out)

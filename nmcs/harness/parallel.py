@@ -23,10 +23,11 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -34,9 +35,10 @@ import numpy as np
 from nmcs.core.errors import ConfigError
 from nmcs.games import game_module
 from nmcs.harness import interrupt
-from nmcs.harness.batch import BatchResult, search_batch
+from nmcs.harness.batch import BatchResult, checked_call, run_batch, search_batch
 from nmcs.search.executors import DaskExecutor, InProcess
 from nmcs.search.master import MasterResult, master_search
+from nmcs.search.nrpa_master import nrpa_master_search
 
 
 def remote_search(game: str, level: int, algo: str, options: dict, state, seed: int):
@@ -45,6 +47,32 @@ def remote_search(game: str, level: int, algo: str, options: dict, state, seed: 
     res = search_batch(
         game, state, np.array([seed], np.uint64), algo=algo, level=level, workers=1, **options
     )
+    return int(res.score[0]), res.moves[0], int(res.playouts[0]), int(res.playout_moves[0])
+
+
+def remote_nrpa(
+    game: str, level: int, algo: str, options: dict, state, seed: int, codes, weights
+) -> tuple:
+    """The remote level-``level`` NRPA (or GNRPA) search of a distributed NRPA
+    (``nmcs.search.nrpa_master``), from the policy of the pairs (``codes``, ``weights``);
+    returns its best game as (score, moves, playouts, playout_moves)."""
+    record, config, settings, game_record_ = checked_call(
+        game,
+        algo,
+        level=level,
+        memorize=True,
+        memorize_from=1,
+        stop_at_target=True,
+        max_seconds=0.0,
+        max_playouts=0,
+        options=options,
+    )
+    params: Any = record.params(config, settings, game_record_.kernels, state)  # NrpaParams
+    params = params._replace(
+        policy_codes=np.asarray(codes, np.int64), policy_weights=np.asarray(weights, np.float64)
+    )
+    seeds = np.array([seed], np.uint64)
+    res = run_batch(game_record_, record, config, settings, state, seeds, 1, params=params)
     return int(res.score[0]), res.moves[0], int(res.playouts[0]), int(res.playout_moves[0])
 
 
@@ -97,11 +125,18 @@ def parallel_search(
             executor.close()
 
 
+NRPA_FAMILY = ("nrpa", "gnrpa")
+
+
 def dask_plan(algo: str, level: int, memorize: bool, memorize_from: int, options: dict) -> tuple:
-    """``(top_width, lower_algo, lower_options)`` of a cell run with ``parallel.backend=dask``;
-    ValueError (one line naming the key) for a search the master/remote version cannot run."""
+    """``(top_width, lower_algo, lower_options)`` of a cell run with ``parallel.backend=dask``
+    (for NRPA: the batch, the algorithm, its options at the level below); ValueError (one
+    line naming the key) for a search the master/remote version cannot run."""
     if level < 1:
         raise ValueError(f"level = {level}: parallel.backend=dask needs level >= 1")
+    if algo in NRPA_FAMILY:
+        # The top level on the master (nmcs.search.nrpa_master), one level below remotely.
+        return options.get("batch", 1), algo, {**options, "batch": 1}
     if algo == "nested":
         if not memorize or memorize_from != 1:
             raise ValueError(
@@ -117,7 +152,8 @@ def dask_plan(algo: str, level: int, memorize: bool, memorize_from: int, options
             return widths[0], "nested", {}  # the children's searches are playouts
         return widths[-1], "beam", {"beam": widths[:-1]}
     raise ValueError(
-        f"parallel.backend=dask: algo={algo} has no master/remote version (allowed: nested, beam)"
+        f"parallel.backend=dask: algo={algo} has no master/remote version "
+        "(allowed: nested, beam, nrpa, gnrpa)"
     )
 
 
@@ -344,14 +380,32 @@ def dask_batch(
     ``executor`` (the master here; ``dask_session``); the same results whatever the
     executor."""
     top_width, lower_algo, lower_options = dask_plan(algo, level, memorize, memorize_from, options)
-    lower = partial(remote_search, game, level - 1, lower_algo, lower_options)
-    remote_search(game, 0, lower_algo, lower_options, state0, 0)  # warm the cache here first
     kernels = game_module(game)
+    master: Callable
+    if algo in NRPA_FAMILY:
+        lower = partial(remote_nrpa, game, level - 1, lower_algo, lower_options)
+        lower(state0, 0, np.zeros(0, np.int64), np.zeros(0))  # warm the cache here first
+        target = getattr(kernels, "target_score", None)
+        master = partial(
+            nrpa_master_search,
+            iterations=int(options.get("iterations", 100)),
+            alpha=float(options.get("alpha", 1.0)),
+            tau=float(options.get("tau", 1.0)),
+            batch=top_width,
+            lower=lower,
+            executor=executor,
+            use_bias=algo == "gnrpa",
+            stop_score=None if target is None else int(target(state0)),
+        )
+    else:
+        lower = partial(remote_search, game, level - 1, lower_algo, lower_options)
+        remote_search(game, 0, lower_algo, lower_options, state0, 0)  # warm the cache first
+        master = partial(master_search, top_width=top_width, lower=lower, executor=executor)
     found = []
     for seed in seeds:
         interrupt.check()  # a Ctrl-C that the compiler swallowed while warming up
         started = time.perf_counter()
-        res = master_search(kernels, state0, int(seed), top_width, lower, executor)
+        res = master(kernels, state0, int(seed))
         found.append((res, time.perf_counter() - started))
     return BatchResult(
         seed=np.asarray(seeds, np.uint64),

@@ -40,7 +40,13 @@ ADDED_COLUMNS = {**ADDED_KEYS, "parallel_backend": "none"}
 # value of the old behaviour: at that value they stay out of a cell's identity, and readers fill
 # them into the ``algo_<key>`` column of older rows of that algorithm.
 _BEAM_RULES = {"ties": "random", "merge_duplicates": False}
-ADDED_ALGO_OPTIONS = {"beam": _BEAM_RULES, "iterative_beam": _BEAM_RULES}
+_NRPA_BATCH: dict[str, Any] = {"batch": 1}
+ADDED_ALGO_OPTIONS: dict[str, dict[str, Any]] = {
+    "beam": _BEAM_RULES,
+    "iterative_beam": _BEAM_RULES,
+    "nrpa": _NRPA_BATCH,
+    "gnrpa": _NRPA_BATCH,
+}
 
 
 ALGO_PREFIX = "algo_"

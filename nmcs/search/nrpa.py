@@ -96,6 +96,10 @@ _GOLD = np.uint64(0x9E3779B97F4A7C15)
 _S29 = np.uint64(29)
 
 
+NO_CODES = np.zeros(0, np.int64)
+NO_WEIGHTS = np.zeros(0, np.float64)
+
+
 class NrpaParams(NamedTuple):
     level: int
     iterations: int
@@ -104,6 +108,11 @@ class NrpaParams(NamedTuple):
     max_seconds: float  # 0: no limit of that kind
     max_playouts: int
     capacity: int  # slots of each policy table (a power of two)
+    batch: int = 1  # level-(L-1) searches per iteration of the top level, from the same policy
+    # The policy the top level starts from, as (code, weight) pairs (empty: uniform); a Dask
+    # master's remote searches start from the master's policy (nmcs.search.nrpa_master).
+    policy_codes: np.ndarray = NO_CODES
+    policy_weights: np.ndarray = NO_WEIGHTS
 
 
 class NrpaWorkspace(NamedTuple):
@@ -194,6 +203,17 @@ def copy_table(ws, dst, src):
         evals[dst, i] = evals[src, i]
         slots[dst, j] = i
     used[dst] = n
+
+
+@njit(cache=True)
+def load_policy(ws, t, codes, weights, tau):
+    """Table ``t`` := the policy of the pairs (``codes[i]``, ``weights[i]``) (table empty)."""
+    keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
+    inv_tau = 1.0 / tau
+    for i in range(codes.shape[0]):
+        j = insert_code(keys, vals, evals, slots, used, t, codes[i])
+        vals[t, j] = weights[i]
+        evals[t, j] = math.exp(weights[i] * inv_tau)
 
 
 def table_capacity(max_moves: int, max_branching: int) -> int:
@@ -514,21 +534,25 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             best = ws.best[k]
             best_score = NO_SCORE
             best_len = 0
+            reps = params.batch if k == params.level else 1
             for it in range(params.iterations):
-                copy_state(child, state)
-                length = lower(child, params, rng, ws, cand, trace)
-                s = score(child)
-                if s >= best_score:  # ties: the newer sequence replaces (Rosin's >=)
-                    same = length == best_len
-                    for j in range(length):
-                        same = same and best[j] == cand[j]
-                        best[j] = cand[j]
-                    best_score = s
-                    best_len = length
-                    if k == 1 and not same:
-                        promote(length, ws)  # the playout's own recording: no replay
-                    elif not same:
-                        ws.c_ok[k] = 0
+                for _ in range(reps):
+                    copy_state(child, state)
+                    length = lower(child, params, rng, ws, cand, trace)
+                    s = score(child)
+                    if s >= best_score:  # ties: the newer sequence replaces (Rosin's >=)
+                        same = length == best_len
+                        for j in range(length):
+                            same = same and best[j] == cand[j]
+                            best[j] = cand[j]
+                        best_score = s
+                        best_len = length
+                        if k == 1 and not same:
+                            promote(length, ws)  # the playout's own recording: no replay
+                        elif not same:
+                            ws.c_ok[k] = 0
+                    if ws.ctl[CTL_CUT] != 0.0:
+                        break
                 if ws.ctl[CTL_CUT] != 0.0 or it == params.iterations - 1:
                     break
                 adapt(state, k, best, best_len, params, ws)
@@ -554,6 +578,9 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         ctl[CTL_BEST] = NO_SCORE
         ctl[CTL_TARGET] = target_score(state)
         ws.n_trace[0] = 0
+        top_table = params.level + 1
+        if params.policy_codes.shape[0] > 0 and ws.used[top_table] == 0:
+            load_policy(ws, top_table, params.policy_codes, params.policy_weights, params.tau)
         budgeted = params.max_playouts > 0 or params.max_seconds > 0
         top = ws.states[params.level + 1]
         out = ws.cand[params.level + 1]
@@ -580,11 +607,10 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
 # --- The registry records: algo=nrpa and algo=gnrpa ----------------------------------------------
 
 
-def _check_options(name: str, iterations: Any, alpha: Any, tau: Any = 1.0) -> None:
-    if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-        raise ValueError(f"algo.iterations = {iterations!r}: must be an integer >= 1")
-    if iterations > 10**7:
-        raise ValueError(f"algo.iterations = {iterations}: must be at most 10000000")
+def _check_options(iterations: Any, alpha: Any, tau: Any, batch: Any) -> None:
+    for key, value, high in (("iterations", iterations, 10**7), ("batch", batch, 10**4)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+            raise ValueError(f"algo.{key} = {value!r}: must be an integer from 1 to {high}")
     for key, value, low in (("alpha", alpha, ">= 0"), ("tau", tau, "> 0")):
         ok = not isinstance(value, bool) and isinstance(value, int | float)
         ok = ok and math.isfinite(value) and (value >= 0 if key == "alpha" else value > 0)
@@ -595,14 +621,16 @@ def _check_options(name: str, iterations: Any, alpha: Any, tau: Any = 1.0) -> No
 @dataclass
 class NrpaConfig:
     """``algo=nrpa``: NRPA of ``level`` with ``iterations`` (N) searches per level and step
-    ``alpha``."""
+    ``alpha``; ``batch`` level-(L-1) searches per top-level iteration, all from the same
+    policy, the best of them adapting it (1: Rosin's NRPA; the parallel version on Dask)."""
 
     name: str = "nrpa"
     iterations: int = 100
     alpha: float = 1.0
+    batch: int = 1
 
     def check(self, settings: Settings) -> None:
-        _check_options(self.name, self.iterations, self.alpha)
+        _check_options(self.iterations, self.alpha, 1.0, self.batch)
 
 
 @dataclass
@@ -613,9 +641,10 @@ class GnrpaConfig:
     iterations: int = 100
     alpha: float = 1.0
     tau: float = 1.0
+    batch: int = 1
 
     def check(self, settings: Settings) -> None:
-        _check_options(self.name, self.iterations, self.alpha, self.tau)
+        _check_options(self.iterations, self.alpha, self.tau, self.batch)
 
 
 def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarray) -> NrpaParams:
@@ -628,6 +657,7 @@ def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarr
         float(settings.max_seconds),
         int(settings.max_playouts),
         table_capacity(int(kernels.max_moves(state0)), int(kernels.max_branching(state0))),
+        int(options.batch),
     )
 
 
