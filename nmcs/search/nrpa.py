@@ -449,42 +449,28 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         ws.c_ok[1] = 1
 
     @njit
-    def adapt(state0, t, seq, length, params, ws):
-        """Rosin's Adapt of table ``t`` toward ``seq`` played from ``state0``: every
-        probability computed with the old weights (first pass), then the updates applied
-        (second pass) and exp(w / tau) refreshed for the codes touched. The caller sets
-        ``ws.c_ok[t] = 0`` when ``seq`` changes."""
-        if ws.c_ok[t] == 0:
-            cache_steps(state0, t, seq, length, ws)
-        inv_tau = 1.0 / params.tau
-        step = params.alpha * inv_tau
-        vals, evals = ws.vals, ws.evals
+    def adapt_overflow(t, length, inv_tau, step, ws):
+        """The updates of ``adapt`` when exp(w / tau) overflows or underflows at some step
+        (weights beyond about +-700): every probability first, with the largest logit taken
+        out, then the updates."""
+        vals = ws.vals
         c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
         probs = ws.upd_val
         u = 0
         for s in range(length):
             n = c_n[t, s]
+            hi = -np.inf
+            for i in range(u, u + n):
+                z = vals[t, c_slot[t, i]] * inv_tau
+                if has_bias:
+                    z += math.log(c_bias[t, i])
+                probs[i] = z
+                hi = max(hi, z)
             total = 0.0
             for i in range(u, u + n):
-                e = evals[t, c_slot[t, i]]
-                if has_bias:
-                    e *= c_bias[t, i]
+                e = math.exp(probs[i] - hi)
                 probs[i] = e
                 total += e
-            if not 0.0 < total < np.inf:
-                # exp(w / tau) overflowed or underflowed: the largest logit taken out first.
-                hi = -np.inf
-                for i in range(u, u + n):
-                    z = vals[t, c_slot[t, i]] * inv_tau
-                    if has_bias:
-                        z += math.log(c_bias[t, i])
-                    probs[i] = z
-                    hi = max(hi, z)
-                total = 0.0
-                for i in range(u, u + n):
-                    e = math.exp(probs[i] - hi)
-                    probs[i] = e
-                    total += e
             scale = 1.0 / total
             for i in range(u, u + n):
                 probs[i] *= scale
@@ -496,6 +482,51 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
                 vals[t, c_slot[t, i]] -= step * probs[i]
             vals[t, c_best[t, s]] += step
             u += n
+
+    @njit
+    def adapt(state0, t, seq, length, params, ws):
+        """Rosin's Adapt of table ``t`` toward ``seq`` played from ``state0``: every
+        probability computed with the old weights (first pass), then the updates applied
+        (second pass) and exp(w / tau) refreshed for the codes touched. The caller sets
+        ``ws.c_ok[t] = 0`` when ``seq`` changes."""
+        if ws.c_ok[t] == 0:
+            cache_steps(state0, t, seq, length, ws)
+        inv_tau = 1.0 / params.tau
+        step = params.alpha * inv_tau
+        vals, evals = ws.vals, ws.evals
+        c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
+        totals = ws.upd_val
+        # First pass: each step's sum of exp(w / tau) (exp(beta) included), from the old
+        # weights. Only when one overflows do the probabilities need the slow path below.
+        finite = True
+        u = 0
+        for s in range(length):
+            n = c_n[t, s]
+            total = 0.0
+            for i in range(u, u + n):
+                e = evals[t, c_slot[t, i]]
+                if has_bias:
+                    e *= c_bias[t, i]
+                total += e
+            totals[s] = total
+            finite = finite and 0.0 < total < np.inf
+            u += n
+        if finite:
+            # Second pass: the updates. evals still holds the old exp(w / tau) (refreshed
+            # below), so each probability is read from the old policy, as Rosin's copy does.
+            u = 0
+            for s in range(length):
+                n = c_n[t, s]
+                scale = 1.0 / totals[s]
+                for i in range(u, u + n):
+                    e = evals[t, c_slot[t, i]]
+                    if has_bias:
+                        e *= c_bias[t, i]
+                    vals[t, c_slot[t, i]] -= step * (e * scale)
+                vals[t, c_best[t, s]] += step
+                u += n
+        else:
+            adapt_overflow(t, length, inv_tau, step, ws)
         for d in range(ws.c_nd[t]):
             j = ws.c_touched[t, d]
             evals[t, j] = math.exp(vals[t, j] * inv_tau)
