@@ -251,6 +251,8 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
     ``target`` then holds; return one row per cell copied."""
     finished: dict[str, list[Path]] = {}
     for results in sorted((outputs / scale).glob("*/*/results.parquet")):
+        if _being_extended(results.parent):
+            continue
         finished.setdefault(results.parent.parent.name, []).append(results.parent)
     # Experiments an older version published (one folder per cell, or packed without counts
     # and compression) are packed again as well.
@@ -290,6 +292,23 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
         ]
         (target / "RUNS.md").write_text("\n".join(lines))
     return pd.DataFrame(copied)
+
+
+def _being_extended(cell_dir: Path) -> bool:
+    """Whether a finished cell is being extended (``n_searches`` raised, the run under way or
+    interrupted): its ``results.parquet`` still holds the finished run, but its ``meta.json``
+    already names the larger one (``finished`` null), so the pair would be published with the
+    wrong size. Such a cell is left out, and a copy published before it is kept, until the
+    extension finishes."""
+    meta = json.loads((cell_dir / "meta.json").read_text())
+    if "finished" in meta and meta["finished"] is None:
+        print(
+            f"publish: {cell_dir.parent.name}/{cell_dir.name}: left out, its extension is not "
+            "finished (run it again to finish it)",
+            file=sys.stderr,
+        )
+        return True
+    return False
 
 
 def _run_rows(experiment_dir: Path) -> list[dict]:

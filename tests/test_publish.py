@@ -252,3 +252,20 @@ def test_cells_read_names_experiment_and_cell():
     rows = pd.DataFrame({"experiment": ["e", "e", "f"], "cell": ["a", "a", "b"], "score": 1})
     assert cells_read(rows, rows.iloc[:0]) == {("e", "a"), ("f", "b")}
     assert cells_read(rows[["score"]]) == frozenset()
+
+
+def test_a_cell_whose_extension_is_under_way_keeps_its_published_copy(tmp_path, capsys):
+    # A finished cell of 3 searches, published; then n_searches raised to 5 and the run
+    # stopped: results.parquet still holds 3 rows, meta.json names the larger run.
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    cell = make_cell(outputs / "paper", "exp", "c=1", 3, overrides=["n_searches=3"])
+    publish(outputs, "paper", target)
+    meta = json.loads((cell / "meta.json").read_text())
+    meta.update(finished=None, overrides=["n_searches=5"])
+    (cell / "meta.json").write_text(json.dumps(meta))
+    copied = publish(outputs, "paper", target)
+    assert len(copied) == 0 and "c=1: left out, its extension is not finished" in (
+        capsys.readouterr().err
+    )
+    assert cell_metas(target / "exp")["c=1"]["overrides"] == ["n_searches=3"]
+    assert "n_searches=3" in (target / "RUNS.md").read_text()
