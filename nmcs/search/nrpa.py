@@ -16,13 +16,17 @@ kernels::
               m at each step t, the probabilities p taken from the policy as it was before
               this adaptation (Rosin's ``Adapt``; GNRPA's gradient with tau and beta)
 
-The top level starts from the uniform policy (every weight 0). With a budget
-(``budget.playouts`` and/or ``budget.seconds``) the level-L search is repeated from a fresh
-policy until the budget is spent, the search under way stopping after the playout that spends
-it and returning the best game it knows (so the budget works as for ``algo=iterative``); without
-one, a single level-L search runs to completion (N**L playouts). A game with a target score
-(Sudoku) stops every level at the first playout that reaches it. The anytime trace records
-each playout that beats the best so far.
+The top level starts from the uniform policy (every weight 0), or from the policy given in
+``NrpaParams.policy_codes/policy_weights`` (a remote search of the Dask master,
+``nmcs.search.nrpa_master``). ``algo.batch`` = B runs B level-(L-1) searches per iteration of
+the top level, all from the same policy, each compared in turn with the best (1: NRPA).
+
+With a budget (``budget.playouts`` and/or ``budget.seconds``) the level-L search is repeated
+from a fresh policy until the budget is spent, the search under way stopping after the playout
+that spends it and returning the best game it knows (so the budget works as for
+``algo=iterative``); without one, a single level-L search runs to completion (N**L playouts).
+A game with a target score (Sudoku) stops every level at the first playout that reaches it.
+The anytime trace records each playout that beats the best so far.
 
 The policy: one open-addressing hash table (linear probing) per level, int64 codes and float64
 weights in numpy arrays, beside exp(w / tau) of each code (so a playout calls no exp); a
@@ -35,10 +39,11 @@ The adaptation caches, per level, the table slot of every legal move's code at e
 the best sequence (a code's slot never changes once inserted): above level 1 by replaying a
 new best sequence once, at level 1 from the recording the playout made as it drew its moves
 (the ``r_*`` buffers), which saves a replay each time the best changes (0.44 times per
-playout on Morpion 5D, ties replacing); each adaptation then computes every probability
-from the old exp(w / tau) (first pass), applies the updates (second pass) and recomputes
-exp(w / tau) for the codes it touched: Rosin's copy of the policy without copying it.
-Softmax overflow (weights beyond about +-700) falls back to subtracting the largest logit.
+playout on Morpion 5D, ties replacing); each adaptation then sums exp(w / tau) over every
+step's legal moves (first pass), applies the updates with each probability read from the old
+exp(w / tau) (second pass) and only then recomputes exp(w / tau) for the codes it touched:
+Rosin's copy of the policy without copying it. Softmax overflow (weights beyond about +-700)
+falls back to subtracting the largest logit.
 
 Workspace (T = level + 2 tables: table k belongs to the level-k search, table 1 is read by the
 playouts, table ``level + 1`` stays empty and is what the top level copies: the uniform
@@ -49,7 +54,7 @@ policy; C = capacity, S = state size, B = max branching, M = max moves + 1, U = 
     states [T, S]          the child position of each level; states[0] for replays
     best   int32 [T, M]    best sequence of each level          cand  int32 [T, M]  the last one
     legal  int32 [B], probs float64 [B]           the step being drawn
-    upd_val float64 [U]    the probabilities of an adaptation
+    upd_val float64 [U]    an adaptation's sum per step (its probabilities on overflow)
     c_*    [T, ...]        the adaptation cache of each level: c_slot [T, U] slots of the legal
                            moves step by step, c_n [T, M] their number, c_best [T, M] the
                            played move's slot, c_bias [T, U] exp(beta) (GNRPA), c_touched [T, U]
@@ -486,7 +491,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
     @njit
     def adapt(state0, t, seq, length, params, ws):
         """Rosin's Adapt of table ``t`` toward ``seq`` played from ``state0``: every
-        probability computed with the old weights (first pass), then the updates applied
+        step's sum of exp(w / tau) with the old weights (first pass), then the updates applied
         (second pass) and exp(w / tau) refreshed for the codes touched. The caller sets
         ``ws.c_ok[t] = 0`` when ``seq`` changes."""
         if ws.c_ok[t] == 0:
