@@ -1,9 +1,14 @@
-"""Helpers shared by the tests that drive the command line (run.py, python -m analysis)."""
+"""Helpers shared by the tests: driving the command line (run.py, python -m analysis), and
+exact distributions that several tests check searches against."""
 
+import math
 import os
 import subprocess
 import sys
+from fractions import Fraction
 from pathlib import Path
+
+import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -36,3 +41,10 @@ def run_quick_experiments(outputs, experiments):
         )
     run_python("-m", "analysis", "--outputs", str(outputs))
     return outputs
+
+
+def exact_best_of(depth: int, n: int) -> list[Fraction]:
+    """P(best of n uniform playouts = k) on the depth-``depth`` left move: F(k)^n - F(k-1)^n,
+    F the Binomial(depth, 1/2) distribution, in fractions."""
+    cdf = np.cumsum([Fraction(math.comb(depth, k), 2**depth) for k in range(depth + 1)])
+    return [cdf[k] ** n - (cdf[k - 1] ** n if k else 0) for k in range(depth + 1)]

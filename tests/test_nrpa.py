@@ -4,7 +4,6 @@ determinism and the validation of the options."""
 
 import math
 import random
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -16,6 +15,7 @@ from nmcs.games import leftmove
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.harness.summary import pooled_bins
 from nmcs.search import nrpa
+from tests.helpers import exact_best_of
 
 L, R = 0, 1
 
@@ -78,8 +78,7 @@ def test_alpha_zero_is_the_best_of_n_uniform_playouts_exactly():
         alpha=0.0,
     )
     assert (res.playouts == n_iter).all()
-    cdf = np.cumsum([Fraction(math.comb(depth, k), 2**depth) for k in range(depth + 1)])
-    exact = [cdf[k] ** n_iter - (cdf[k - 1] ** n_iter if k else 0) for k in range(depth + 1)]
+    exact = exact_best_of(depth, n_iter)
     assert sum(exact) == 1
     expected = np.array([float(p) * n for p in exact])
     counts = np.bincount(res.score, minlength=depth + 1)

@@ -3,9 +3,6 @@ from the same policy), and its distributed master (nmcs.search.nrpa_master) with
 here and the searches below on Dask workers: its adaptation against the kernel's, the two in
 distribution, and a run.py cell on two workers against the master in this process."""
 
-import math
-from fractions import Fraction
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,13 +15,7 @@ from nmcs.harness.summary import pooled_bins
 from nmcs.search import nrpa
 from nmcs.search.executors import InProcess
 from nmcs.search.nrpa_master import adapt
-from tests.helpers import run_python
-
-
-def exact_best_of(depth: int, n: int) -> list[Fraction]:
-    """P(best of n uniform playouts = k) on the depth-``depth`` left move."""
-    cdf = np.cumsum([Fraction(math.comb(depth, k), 2**depth) for k in range(depth + 1)])
-    return [cdf[k] ** n - (cdf[k - 1] ** n if k else 0) for k in range(depth + 1)]
+from tests.helpers import exact_best_of, run_python
 
 
 def test_batch_with_alpha_zero_is_the_best_of_n_times_b_uniform_playouts():

@@ -35,10 +35,11 @@ import numpy as np
 from nmcs.core.errors import ConfigError
 from nmcs.games import game_module
 from nmcs.harness import interrupt
-from nmcs.harness.batch import BatchResult, checked_call, run_batch, search_batch
+from nmcs.harness.batch import BatchResult, algo_config, checked_call, run_batch, search_batch
 from nmcs.search.executors import DaskExecutor, InProcess
 from nmcs.search.master import MasterResult, master_search
 from nmcs.search.nrpa_master import nrpa_master_search
+from nmcs.search.registry import algorithm
 
 
 def remote_search(game: str, level: int, algo: str, options: dict, state, seed: int):
@@ -136,7 +137,8 @@ def dask_plan(algo: str, level: int, memorize: bool, memorize_from: int, options
         raise ValueError(f"level = {level}: parallel.backend=dask needs level >= 1")
     if algo in NRPA_FAMILY:
         # The top level on the master (nmcs.search.nrpa_master), one level below remotely.
-        return options.get("batch", 1), algo, {**options, "batch": 1}
+        batch = algo_config(algorithm(algo), options).batch
+        return batch, algo, {**options, "batch": 1}
     if algo == "nested":
         if not memorize or memorize_from != 1:
             raise ValueError(
@@ -386,11 +388,12 @@ def dask_batch(
         lower = partial(remote_nrpa, game, level - 1, lower_algo, lower_options)
         lower(state0, 0, np.zeros(0, np.int64), np.zeros(0))  # warm the cache here first
         target = getattr(kernels, "target_score", None)
+        config = algo_config(algorithm(algo), options)  # the YAML defaults of omitted options
         master = partial(
             nrpa_master_search,
-            iterations=int(options.get("iterations", 100)),
-            alpha=float(options.get("alpha", 1.0)),
-            tau=float(options.get("tau", 1.0)),
+            iterations=int(config.iterations),
+            alpha=float(config.alpha),
+            tau=float(getattr(config, "tau", 1.0)),  # NRPA has no temperature: 1
             batch=top_width,
             lower=lower,
             executor=executor,
