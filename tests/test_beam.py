@@ -270,6 +270,52 @@ def test_table1_analysis_compares_means_with_the_papers_sampling_error(tmp_path)
     assert (tmp_path / "figures" / "mcbs_table1.png").exists()
 
 
+def test_record_analysis_places_80_and_82_in_the_distribution(tmp_path):
+    """Hand-made record searches: (4, 4, 4) cut at 10^8 playouts never reaches 82 (not enough
+    data: the paper gives no rate), (1, 8, 8) has two 80s and an 82 (agrees); the table counts
+    the cut searches and the share of scores below 80 and 82."""
+    import pandas as pd
+
+    from analysis.beam import analyze_records
+
+    def cell(widths, scores, budget, playouts):
+        n = len(scores)
+        return pd.DataFrame(
+            {
+                "algo": "beam",
+                "level": 3,
+                "algo_beam": [widths] * n,
+                "score": scores,
+                "budget_playouts": pd.array([budget] * n, dtype="Int64"),
+                "playouts": playouts,
+                "seconds": 100.0,
+            }
+        )
+
+    class FakeContext:
+        scale = "paper"
+        tables = tmp_path / "tables"
+        figures = tmp_path / "figures"
+
+        def results(self, experiment):
+            return pd.concat(
+                [
+                    cell([4, 4, 4], [76, 77, 79], 10**8, [10**8, 10**8, 6 * 10**7]),
+                    cell([1, 8, 8], [80, 82, 78, 80], None, [10**9] * 4),
+                ]
+            )
+
+    claims = analyze_records(FakeContext())
+    assert [c.verdict for c in claims] == ["not enough data", "agrees"]
+    assert "best 79 of 3 searches, 2 cut at 1e8 playouts" in claims[0].ours
+    table = pd.read_csv(tmp_path / "tables" / "mcbs_record.csv").set_index("s1,s2,s3")
+    assert table.loc["1,8,8", "best"] == 82 and table.loc["1,8,8", "share below 80"] == 0.25
+    assert table.loc["1,8,8", ">= 80"].startswith("3 (") and table.loc["1,8,8", "cut"] == 0
+    assert table.loc["4,4,4", "share below 82"] == 1.0
+    assert table.loc["4,4,4", "core-hours"] == round(300 / 3600, 2)
+    assert (tmp_path / "figures" / "mcbs_record.png").exists()
+
+
 def test_table1_as_a_whole_is_one_chi_square_over_its_cells():
     """21 cells at the paper's means agree as a whole; the same cells half a point above each
     differ as a whole, though no cell alone does."""
