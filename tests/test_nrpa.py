@@ -207,6 +207,7 @@ def test_budget_cuts_and_repeats_and_the_trace_records_improvements():
         ({"iterations": True}, "algo.iterations = True: must be an integer from 1 to 10000000"),
         ({"batch": 0}, "algo.batch = 0: must be an integer from 1 to 10000"),
         ({"batch": "2"}, "algo.batch = '2': must be an integer from 1 to 10000"),
+        ({"batch": 2, "level": 0}, "algo.batch = 2: needs level >= 1 (level 0 is one playout)"),
         ({"alpha": -1.0}, "algo.alpha = -1.0: must be a finite number >= 0"),
         ({"alpha": float("nan")}, "algo.alpha = nan: must be a finite number >= 0"),
         ({"alpha": "1"}, "algo.alpha = '1': must be a finite number >= 0"),

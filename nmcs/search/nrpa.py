@@ -643,10 +643,13 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
 # --- The registry records: algo=nrpa and algo=gnrpa ----------------------------------------------
 
 
-def _check_options(iterations: Any, alpha: Any, tau: Any, batch: Any) -> None:
+def _check_options(iterations: Any, alpha: Any, tau: Any, batch: Any, level: int) -> None:
     for key, value, high in (("iterations", iterations, 10**7), ("batch", batch, 10**4)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
             raise ValueError(f"algo.{key} = {value!r}: must be an integer from 1 to {high}")
+    if batch > 1 and level < 1:
+        # A level-0 search is one playout: it has no iterations to batch.
+        raise ValueError(f"algo.batch = {batch}: needs level >= 1 (level 0 is one playout)")
     for key, value, low in (("alpha", alpha, ">= 0"), ("tau", tau, "> 0")):
         ok = not isinstance(value, bool) and isinstance(value, int | float)
         ok = ok and math.isfinite(value) and (value >= 0 if key == "alpha" else value > 0)
@@ -666,7 +669,7 @@ class NrpaConfig:
     batch: int = 1
 
     def check(self, settings: Settings) -> None:
-        _check_options(self.iterations, self.alpha, 1.0, self.batch)
+        _check_options(self.iterations, self.alpha, 1.0, self.batch, settings.level)
 
 
 @dataclass
@@ -680,7 +683,7 @@ class GnrpaConfig:
     batch: int = 1
 
     def check(self, settings: Settings) -> None:
-        _check_options(self.iterations, self.alpha, self.tau, self.batch)
+        _check_options(self.iterations, self.alpha, self.tau, self.batch, settings.level)
 
 
 def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarray) -> NrpaParams:
