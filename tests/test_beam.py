@@ -302,13 +302,17 @@ def test_record_analysis_places_80_and_82_in_the_distribution(tmp_path):
                 [
                     cell([4, 4, 4], [76, 77, 79], 10**8, [10**8, 10**8, 6 * 10**7]),
                     cell([1, 8, 8], [80, 82, 78, 80], None, [10**9] * 4),
+                    cell([1, 8, 8], [70, 71], 10**7, [10**7] * 2),  # another distribution
                 ]
             )
 
     claims = analyze_records(FakeContext())
     assert [c.verdict for c in claims] == ["not enough data", "agrees"]
     assert "best 79 of 3 searches, 2 cut at 1e8 playouts" in claims[0].ours
-    table = pd.read_csv(tmp_path / "tables" / "mcbs_record.csv").set_index("s1,s2,s3")
+    assert "best 71 of 2 searches, 2 cut at 1e7 playouts" in claims[1].ours
+    table = pd.read_csv(tmp_path / "tables" / "mcbs_record.csv")
+    assert len(table) == 3
+    table = table[table["cut at playouts"] != "1e7"].set_index("s1,s2,s3")
     assert table.loc["1,8,8", "best"] == 82 and table.loc["1,8,8", "share below 80"] == 0.25
     assert table.loc["1,8,8", ">= 80"].startswith("3 (") and table.loc["1,8,8", "cut"] == 0
     assert table.loc["4,4,4", "share below 82"] == 1.0
