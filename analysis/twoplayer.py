@@ -166,6 +166,7 @@ def figure(ctx, table: pd.DataFrame, budget: str, xlabel: str, stem: str, title:
             err = np.vstack(
                 [line["win_rate"] - line["ci95_low"], line["ci95_high"] - line["win_rate"]]
             )
+            err = np.maximum(err, 0.0)  # Wilson's bound at 0 wins can be 1e-18 above 0
             ax.errorbar(
                 line[budget], line["win_rate"], yerr=err, fmt="-o", ms=3, capsize=2, label=setting
             )
