@@ -1,5 +1,6 @@
-"""Helpers shared by the tests: driving the command line (run.py, python -m analysis), and
-exact distributions that several tests check searches against."""
+"""Helpers shared by the tests: driving the command line (run.py, python -m analysis), exact
+distributions that several tests check searches against, and a stand-in for the analyses'
+Context."""
 
 import math
 import os
@@ -48,3 +49,19 @@ def exact_best_of(depth: int, n: int) -> list[Fraction]:
     F the Binomial(depth, 1/2) distribution, in fractions."""
     cdf = np.cumsum([Fraction(math.comb(depth, k), 2**depth) for k in range(depth + 1)])
     return [cdf[k] ** n - (cdf[k - 1] ** n if k else 0) for k in range(depth + 1)]
+
+
+class FrameContext:
+    """What the analyses read of a Context: hand-made results by experiment (a frame for every
+    experiment, or a dict of them), figures and tables written under ``folder``."""
+
+    def __init__(self, frames, folder, scale="paper"):
+        self.frames, self.scale = frames, scale
+        self.figures, self.tables = folder / "figures", folder / "tables"
+
+    def results(self, experiment):
+        import pandas as pd  # noqa: PLC0415 - only the analysis tests need it
+
+        if isinstance(self.frames, pd.DataFrame):
+            return self.frames
+        return self.frames.get(experiment, pd.DataFrame())

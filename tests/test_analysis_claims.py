@@ -6,7 +6,7 @@ and the 78-move record of the Reflexive paper."""
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import REPO
+from helpers import REPO, FrameContext
 
 from analysis import leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku
 from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, paper_values
@@ -274,17 +274,6 @@ def test_scaling_claim_reads_the_nested_levels():
 
 
 # ------------------------------------------------------- left move, the exact memorized law
-
-
-class FrameContext:
-    """What the left-move analyses read of a Context: hand-made results by experiment."""
-
-    def __init__(self, frames, folder, scale="paper"):
-        self.frames, self.scale = frames, scale
-        self.figures, self.tables = folder / "figures", folder / "tables"
-
-    def results(self, experiment):
-        return self.frames.get(experiment, pd.DataFrame())
 
 
 def best_rows(depth, level, p_best, n=100_000, **columns):

@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from helpers import FrameContext
 
 from analysis.independent.beam_search import beam_search as independent_beam_search
 from nmcs.games import game_module
@@ -250,17 +251,11 @@ def test_table1_analysis_compares_means_with_the_papers_sampling_error(tmp_path)
             {"algo": "beam", "level": 2, "algo_beam": [widths] * n, "score": scores}
         )
 
-    class FakeContext:
-        scale = "paper"
-        tables = tmp_path / "tables"
-        figures = tmp_path / "figures"
-
-        def results(self, experiment):
-            return pd.concat(
-                [cell([1, 1], 66.66, 118), cell([1, 2], 67.44 + 3, 118), cell([2, 1], 67.84, 4)]
-            )
-
-    verdicts = {c.claim.split(": ")[1]: c.verdict for c in analyze_table1(FakeContext())}
+    frame = pd.concat(
+        [cell([1, 1], 66.66, 118), cell([1, 2], 67.44 + 3, 118), cell([2, 1], 67.84, 4)]
+    )
+    claims = analyze_table1(FrameContext(frame, tmp_path))
+    verdicts = {c.claim.split(": ")[1]: c.verdict for c in claims}
     assert verdicts == {
         "level 2, s1 = 1, s2 = 1": "agrees",
         "level 2, s1 = 1, s2 = 2": "differs",
@@ -292,21 +287,14 @@ def test_record_analysis_places_80_and_82_in_the_distribution(tmp_path):
             }
         )
 
-    class FakeContext:
-        scale = "paper"
-        tables = tmp_path / "tables"
-        figures = tmp_path / "figures"
-
-        def results(self, experiment):
-            return pd.concat(
-                [
-                    cell([4, 4, 4], [76, 77, 79], 10**8, [10**8, 10**8, 6 * 10**7]),
-                    cell([1, 8, 8], [80, 82, 78, 80], None, [10**9] * 4),
-                    cell([1, 8, 8], [70, 71], 10**7, [10**7] * 2),  # another distribution
-                ]
-            )
-
-    claims = analyze_records(FakeContext())
+    frame = pd.concat(
+        [
+            cell([4, 4, 4], [76, 77, 79], 10**8, [10**8, 10**8, 6 * 10**7]),
+            cell([1, 8, 8], [80, 82, 78, 80], None, [10**9] * 4),
+            cell([1, 8, 8], [70, 71], 10**7, [10**7] * 2),  # another distribution
+        ]
+    )
+    claims = analyze_records(FrameContext(frame, tmp_path))
     assert [c.verdict for c in claims] == ["not enough data", "agrees"]
     assert "best 79 of 3 searches, 2 cut at 1e8 playouts" in claims[0].ours
     assert "best 71 of 2 searches, 2 cut at 1e7 playouts" in claims[1].ours
