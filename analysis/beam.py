@@ -459,15 +459,20 @@ def analyze_fig5(ctx, experiment="mcbs_fig5"):
     return claims
 
 
+def _record_groups(df: pd.DataFrame) -> list:
+    """The record searches by (beam widths, playout budget; 0: none)."""
+    budgets = df["budget_playouts"].astype("Int64").fillna(0).astype(int)
+    return list(df.groupby([df["algo_beam"].map(beam_widths), budgets]))
+
+
 def record_rows(df: pd.DataFrame, paper: dict) -> pd.DataFrame:
     """One row per beam configuration and playout budget of the record searches (searches cut
     at different budgets are different distributions): their best scores, where the paper's
     80 and 82 fall among them, and what they cost. A search cut by ``budget.playouts``
     (docs/beam.md) is counted as cut when it spent its whole budget."""
     near, record = paper["near"], paper["record"]
-    budgets = df["budget_playouts"].astype("Int64").fillna(0).astype(int)  # 0: no budget
     rows = []
-    for (widths, budget), group in df.groupby([df["algo_beam"].map(beam_widths), budgets]):
+    for (widths, budget), group in _record_groups(df):
         scores = group["score"].to_numpy()
         row = {
             "s1,s2,s3": ",".join(map(str, widths)),
@@ -538,8 +543,7 @@ def analyze_records(ctx, experiment="mcbs_record"):
 
 def _records_figure(df: pd.DataFrame, paper: dict, ctx, experiment: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    budgets = df["budget_playouts"].astype("Int64").fillna(0).astype(int)
-    groups = list(df.groupby([df["algo_beam"].map(beam_widths), budgets]))
+    groups = _record_groups(df)
     for y, (_, group) in enumerate(groups):
         scores = np.sort(group["score"].to_numpy())
         jitter = np.linspace(-0.2, 0.2, len(scores)) if len(scores) > 1 else np.zeros(1)
