@@ -4,9 +4,11 @@ determinism and the validation of the options."""
 
 import math
 import random
+import types
 
 import numpy as np
 import pytest
+from numba import njit
 from scipy import stats
 
 from nmcs.core.errors import ConfigError
@@ -27,8 +29,8 @@ def policy(ws, t):
 
 def adapt_kernels(depth, alpha=1.0, tau=1.0, use_bias=False):
     state0 = leftmove.make_state(depth=depth)
-    params = nrpa.NrpaParams(1, 2, alpha, tau, 0.0, 0, 1 << 12)
-    new_workspace, _, adapt = nrpa.build_nrpa(leftmove, 1, use_bias)
+    params = nrpa.NrpaParams(1, 2, alpha, tau, 0.0, 0, 1 << 12, use_bias=use_bias)
+    new_workspace, _, adapt = nrpa.build_nrpa(leftmove, 1)
     ws = new_workspace(state0, params, np.zeros(2, np.int64))
     return state0, params, ws, adapt
 
@@ -62,6 +64,37 @@ def test_gnrpa_adaptation_with_a_temperature():
     got = policy(ws, 1)
     assert got[1] == pytest.approx(0.25 + 0.5 * (1 - p_r), abs=1e-15)
     assert got[0] == pytest.approx(-0.25 - 0.5 * (1 - p_r), abs=1e-15)
+
+
+def _biased_leftmove():
+    """The left move with GNRPA's beta = log 3 on the left move, 0 on the right."""
+    game = types.ModuleType("biased_leftmove")
+    for name in dir(leftmove):
+        if not name.startswith("__"):
+            setattr(game, name, getattr(leftmove, name))
+
+    @njit
+    def bias(state, move):
+        return math.log(3.0) if move == L else 0.0
+
+    game.bias = bias
+    return game
+
+
+BIASED_LEFTMOVE = _biased_leftmove()
+
+
+@pytest.mark.parametrize("use_bias", [False, True])
+def test_gnrpa_bias_is_beta_and_nrpa_ignores_it(use_bias):
+    # One kernel serves both: with beta(L) = log 3, p(L) = 3/4, so adapting toward (R) moves
+    # each weight by 1 - 1/4 (GNRPA); NRPA's policy ignores the bias: p(L) = 1/2.
+    state0 = leftmove.make_state(depth=1)
+    params = nrpa.NrpaParams(1, 2, 1.0, 1.0, 0.0, 0, 1 << 12, use_bias=use_bias)
+    new_workspace, _, adapt = nrpa.build_nrpa(BIASED_LEFTMOVE, 1)
+    ws = new_workspace(state0, params, np.zeros(2, np.int64))
+    adapt(state0, 1, np.array([R], np.int32), 1, params, ws)
+    step = 0.75 if use_bias else 0.5
+    assert policy(ws, 1) == pytest.approx({0: -step, 1: step}, abs=1e-15)
 
 
 def test_alpha_zero_is_the_best_of_n_uniform_playouts_exactly():

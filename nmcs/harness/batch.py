@@ -268,7 +268,7 @@ def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, para
     """The compiled entry point that runs ``record`` on ``game`` at ``settings.level``,
     compiled (saying so on stderr) or loaded for these arguments before any search runs."""
     levels = compiled_levels(settings.level, record.max_level)
-    run_block = entry_point(game.name, game.kernels, record.name, record.build, levels)
+    run_block = entry_point(game.name, game.kernels, record.build, levels)
     label = f"{game.name} x {record.name}, levels 0-{levels}"
     compile_entry(run_block, label, state0, seeds, params, out)
     return run_block

@@ -159,7 +159,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
         low = cinfo[0, CSCORE]
         for j in range(1, kept):
             low = min(low, cinfo[j, CSCORE])
-        n_low = 0
+        n_low = np.int64(0)
         for j in range(kept):
             if cinfo[j, CSCORE] == low:
                 n_low += 1
@@ -256,7 +256,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
             top = bseq.shape[2] - 1  # the best-game slot (buffer 0)
             binfo[k, 0, top, SCORE] = NO_SCORE
             target = target_score(state)
-            cur = 0
+            # np.int64 rather than literal 0s: numba types a call whose argument starts as a
+            # literal once per type, and would compile keep_child and advance twice.
+            cur = np.int64(0)
             # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
             copy_into(bstate[k, cur, 0], state)
             binfo[k, cur, 0, POS] = 0
@@ -264,9 +266,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
             binfo[k, cur, 0, SCORE] = NO_SCORE
             nbeam[k] = 1
             while True:
-                kept = 0
-                ties = 0
-                order = 0
+                kept = np.int64(0)
+                ties = np.int64(0)
+                order = np.int64(0)
                 moving = False
                 for b in range(nbeam[k]):
                     pos = binfo[k, cur, b, POS]
@@ -558,7 +560,7 @@ def _new_workspace(new_beam_workspace):
 
     @njit
     def new_workspace(state0, params, stats):
-        width = 1
+        width = np.int64(1)  # not a literal: one compile of new_beam_workspace
         for k in range(max(params.level, 1)):
             width = max(width, params.spec[k])
         kernel_ws = new_beam_workspace(state0, width)

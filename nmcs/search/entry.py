@@ -3,14 +3,15 @@
 Numba caches a function on disk only if it is defined at module level, and it checks only the
 timestamp of that function's own file, not of the game and search modules compiled into it.
 So for each pair that runs, ``entry_point(...)`` writes a small module into the cache folder
-(``$NUMBA_CACHE_DIR/entries/nmcs_entry_<game>__<algo>__L<levels>.py``, through
+(``$NUMBA_CACHE_DIR/entries/nmcs_entry_<game>__<builder>__L<levels>.py``, through
 ``nmcs.core.generated``) that builds the algorithm's search on the game's kernels
 (``nmcs.search.engine.build_search``) for levels 0 to ``levels`` and runs a block of searches
 in a module-level ``@njit(cache=True, nogil=True)`` function, imports it and returns that
 function (``nmcs.search.engine.run_searches`` runs one block per thread). A pair never run is
 never compiled, nor are the levels above a run's (``engine.compiled_levels``: 1, 2, 3 or 6); a
 triple run before loads from the cache in a new
-process. Threads started from Python rather than numba's ``parallel=True`` loop: the parallel
+process. An entry point is keyed on the algorithm's builder, not its name: two algorithms built
+by one function (``nrpa`` and ``gnrpa``) share their compiled code. Threads started from Python rather than numba's ``parallel=True`` loop: the parallel
 loop cost 3 s of compilation per entry point for the same speed.
 
 Staleness: ``nmcs/__init__.py`` names the cache folder after a hash of the package's jitted
@@ -90,17 +91,18 @@ def _digest(*objects: Any) -> str:
     return digest.hexdigest()[:16]
 
 
-def entry_point(
-    game_name: str, kernels: ModuleType, algo_name: str, build: Callable, levels: int
-) -> Callable:
+def entry_point(game_name: str, kernels: ModuleType, build: Callable, levels: int) -> Callable:
     """The cached ``run_block(state0, seeds, params, out, lo, hi)`` of ``build`` (a
     module-level function, the algorithm's registry ``build``) on ``kernels``, compiled for
     levels 0 to ``levels``."""
-    key = f"nmcs_entry_{game_name}__{algo_name}__L{levels}"
-    if key in _LOADED:
-        return _LOADED[key]
     if "." in build.__qualname__ or "<" in build.__qualname__:
         raise ValueError(f"{build.__qualname__}: an algorithm's build must be module-level")
+    # What the generated module binds, and nothing else (its module too: two plugins may
+    # both name their builder ``build``).
+    builder = f"{build.__module__.replace('.', '_')}__{build.__qualname__}"
+    key = f"nmcs_entry_{game_name}__{builder}__L{levels}"
+    if key in _LOADED:
+        return _LOADED[key]
     text = TEMPLATE.format(
         kernels=kernels.__name__,
         builder=f"{build.__module__}.{build.__qualname__}",

@@ -4,7 +4,9 @@
 
 ``algo=nrpa`` (options ``algo.iterations`` N, ``algo.alpha``) and ``algo=gnrpa`` (the same and
 ``algo.tau``, with the game's optional ``bias(state, move)`` kernel as beta) share this module's
-kernels::
+kernels, and one compiled entry point per game: tau is a parameter of both (1 for NRPA), and
+beta is read at run time when the search is GNRPA (``NrpaParams.use_bias``), so a sweep over
+both algorithms compiles once (a second entry point cost 20 s on a first run)::
 
     level 0   one playout: at each step, move m is drawn with probability
               exp(w[code(m)] / tau + beta(m)) / sum over the legal moves (NRPA: tau = 1, beta = 0)
@@ -95,8 +97,8 @@ MAX_LEVEL = 4
 EMPTY = np.int64(-1)
 MIN_CAPACITY = 1 << 12
 MAX_CAPACITY = 1 << 21
-CTL_CUT, CTL_BEST, CTL_TARGET = 4, 5, 6
-CTL_SIZE = 7
+CTL_CUT, CTL_BEST, CTL_TARGET, CTL_BIAS = 4, 5, 6, 7
+CTL_SIZE = 8
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
 _S29 = np.uint64(29)
 
@@ -118,6 +120,7 @@ class NrpaParams(NamedTuple):
     # master's remote searches start from the master's policy (nmcs.search.nrpa_master).
     policy_codes: np.ndarray = NO_CODES
     policy_weights: np.ndarray = NO_WEIGHTS
+    use_bias: bool = False  # GNRPA: the game's bias kernel, if it has one, as beta
 
 
 class NrpaWorkspace(NamedTuple):
@@ -242,9 +245,10 @@ def _no_bias(game):
 
 
 @functools.cache
-def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
-    """``(new_workspace, run, adapt)`` of NRPA (``use_bias`` False) or GNRPA (the game's
-    ``bias`` kernel, if any, as beta) on ``game``'s kernels, levels 0 to ``levels`` unrolled.
+def build_nrpa(game: Any, levels: int) -> tuple:
+    """``(new_workspace, run, adapt)`` of NRPA and GNRPA on ``game``'s kernels, levels 0 to
+    ``levels`` unrolled; the game's ``bias`` kernel, if any, is beta when the workspace was
+    made with ``params.use_bias`` (GNRPA).
     ``adapt(state0, t, seq, length, params, ws)`` is Rosin's adaptation of table ``t`` toward
     ``seq`` (exposed for the tests)."""
     legal_moves = game.legal_moves
@@ -253,7 +257,8 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
     max_moves = game.max_moves
     max_branching = game.max_branching
     code = game.code
-    bias = getattr(game, "bias", None) if use_bias else None
+    bias = getattr(game, "bias", None)
+    # Compiled in only for a game with a bias kernel, then switched on by ws.ctl[CTL_BIAS].
     has_bias = bias is not None
     if bias is None:
         bias = _no_bias(game)
@@ -293,6 +298,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         stamp = np.zeros(cap, np.int64)
         stamp_id = np.zeros(1, np.int64)
         ctl = np.zeros(CTL_SIZE, np.float64)
+        ctl[CTL_BIAS] = 1.0 if params.use_bias else 0.0
         n_trace = np.zeros(1, np.int64)
         return NrpaWorkspace(
             keys, vals, evals, slots, used, states, best, cand, legal, probs, upd_val, c_slot,
@@ -307,6 +313,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         slot where it would go) and exp(beta) at r_*[u:u + n], for ``promote``."""
         legal, probs = ws.legal, ws.probs
         keys, evals = ws.keys, ws.evals
+        biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         r_code, r_slot = ws.r_code, ws.r_slot
         total = 0.0
         for i in range(n):
@@ -315,7 +322,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             r_code[u + i] = c
             r_slot[u + i] = j
             e = evals[t, j] if keys[t, j] == c else 1.0
-            if has_bias:
+            if biased:
                 eb = math.exp(bias(state, legal[i]))
                 ws.r_bias[u + i] = eb
                 e *= eb
@@ -327,7 +334,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             hi = -np.inf
             for i in range(n):
                 z = weight(ws, t, code(state, legal[i])) * inv_tau
-                if has_bias:
+                if biased:
                     z += bias(state, legal[i])
                 probs[i] = z
                 hi = max(hi, z)
@@ -344,7 +351,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         inv_tau = 1.0 / params.tau
         legal = ws.legal
         r_n, r_pick = ws.r_n, ws.r_pick
-        played = 0
+        played = np.int64(0)  # not a literal 0: see level_k's best_len
         u = 0
         while True:
             n = legal_moves(state, legal)
@@ -382,6 +389,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         cache serves every adaptation toward the same sequence in the same table."""
         state = ws.states[0]
         copy_state(state, state0)
+        biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         legal = ws.legal
         keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
         c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
@@ -396,7 +404,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             for i in range(n):
                 j = insert_code(keys, vals, evals, slots, used, t, code(state, legal[i]))
                 c_slot[t, u] = j
-                if has_bias:
+                if biased:
                     c_bias[t, u] = math.exp(bias(state, legal[i]))
                 u += 1
                 if stamp[j] != sid:
@@ -418,6 +426,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
         c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
         r_code, r_slot, r_n, r_pick = ws.r_code, ws.r_slot, ws.r_n, ws.r_pick
+        biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         stamp = ws.stamp
         ws.stamp_id[0] += 1
         sid = ws.stamp_id[0]
@@ -442,7 +451,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
                     else:
                         j = insert_code(keys, vals, evals, slots, used, 1, c)
                 c_slot[1, i] = j
-                if has_bias:
+                if biased:
                     c_bias[1, i] = ws.r_bias[i]
                 if stamp[j] != sid:
                     stamp[j] = sid
@@ -461,13 +470,14 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
         vals = ws.vals
         c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
         probs = ws.upd_val
+        biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         u = 0
         for s in range(length):
             n = c_n[t, s]
             hi = -np.inf
             for i in range(u, u + n):
                 z = vals[t, c_slot[t, i]] * inv_tau
-                if has_bias:
+                if biased:
                     z += math.log(c_bias[t, i])
                 probs[i] = z
                 hi = max(hi, z)
@@ -498,6 +508,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             cache_steps(state0, t, seq, length, ws)
         inv_tau = 1.0 / params.tau
         step = params.alpha * inv_tau
+        biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         vals, evals = ws.vals, ws.evals
         c_slot, c_n, c_best, c_bias = ws.c_slot, ws.c_n, ws.c_best, ws.c_bias
         totals = ws.upd_val
@@ -510,7 +521,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             total = 0.0
             for i in range(u, u + n):
                 e = evals[t, c_slot[t, i]]
-                if has_bias:
+                if biased:
                     e *= c_bias[t, i]
                 total += e
             totals[s] = total
@@ -525,7 +536,7 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
                 scale = 1.0 / totals[s]
                 for i in range(u, u + n):
                     e = evals[t, c_slot[t, i]]
-                    if has_bias:
+                    if biased:
                         e *= c_bias[t, i]
                     vals[t, c_slot[t, i]] -= step * (e * scale)
                 vals[t, c_best[t, s]] += step
@@ -569,7 +580,10 @@ def build_nrpa(game: Any, levels: int, use_bias: bool) -> tuple:
             cand = ws.cand[k]
             best = ws.best[k]
             best_score = NO_SCORE
-            best_len = 0
+            # np.int64, not a literal 0: numba types a call made with a variable that starts
+            # as a literal once with the literal type and once with int64, and compiles the
+            # callee (adapt, promote and all below them) twice.
+            best_len = np.int64(0)
             reps = params.batch if k == params.level else 1
             for it in range(params.iterations):
                 for _ in range(reps):
@@ -697,17 +711,15 @@ def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarr
         int(settings.max_playouts),
         table_capacity(int(kernels.max_moves(state0)), int(kernels.max_branching(state0))),
         int(options.batch),
+        use_bias=isinstance(options, GnrpaConfig),
     )
 
 
 def build_nrpa_search(game: Any, levels: int) -> tuple:
-    """``(new_workspace, run)`` of algo=nrpa for the engine (``nmcs.search.engine``)."""
-    return build_nrpa(game, levels, False)[:2]
-
-
-def build_gnrpa_search(game: Any, levels: int) -> tuple:
-    """``(new_workspace, run)`` of algo=gnrpa: the game's ``bias`` kernel (if any) as beta."""
-    return build_nrpa(game, levels, True)[:2]
+    """``(new_workspace, run)`` of algo=nrpa and algo=gnrpa for the engine
+    (``nmcs.search.engine``): one builder, so one compiled entry point per game serves both
+    (``nmcs.search.entry`` keys entry points on the builder)."""
+    return build_nrpa(game, levels)[:2]
 
 
 # The games with move codes: the single-player games of this package. needs_budget=None: a
@@ -731,7 +743,7 @@ GNRPA = register(
         name="gnrpa",
         config=GnrpaConfig,
         params=nrpa_params,
-        build=build_gnrpa_search,
+        build=build_nrpa_search,
         needs_budget=None,
         writes_trace=True,
         games=_CODED_GAMES,
