@@ -167,7 +167,7 @@ def build_restarts(game, begin, once):
         stats = ws.stats
         best = NO_SCORE
         best_len = 0
-        n_trace = 0
+        n_trace = np.int64(0)  # not a literal 0: one compile of record_improvement
         target = target_score(state)
         while True:
             copy_into(ws.scratch_state, state)

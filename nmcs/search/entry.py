@@ -9,10 +9,11 @@ So for each pair that runs, ``entry_point(...)`` writes a small module into the 
 in a module-level ``@njit(cache=True, nogil=True)`` function, imports it and returns that
 function (``nmcs.search.engine.run_searches`` runs one block per thread). A pair never run is
 never compiled, nor are the levels above a run's (``engine.compiled_levels``: 1, 2, 3 or 6); a
-triple run before loads from the cache in a new
-process. An entry point is keyed on the algorithm's builder, not its name: two algorithms built
-by one function (``nrpa`` and ``gnrpa``) share their compiled code. Threads started from Python rather than numba's ``parallel=True`` loop: the parallel
-loop cost 3 s of compilation per entry point for the same speed.
+triple run before loads from the cache in a new process. An entry point is keyed on the
+algorithm's builder, not its name: two algorithms built by one function (``nrpa`` and
+``gnrpa``) share their compiled code. Threads started from Python rather than numba's
+``parallel=True`` loop: the parallel loop cost 3 s of compilation per entry point for the same
+speed.
 
 Staleness: ``nmcs/__init__.py`` names the cache folder after a hash of the package's jitted
 sources, and the generated module holds a hash of the two files it binds (the game's kernel

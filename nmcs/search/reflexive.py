@@ -171,7 +171,8 @@ def build_reflexive(game):
                 copy_into(pos[l - 1], pos[l])
                 if l == 2:
                     length = level1(pos[1], games[0], rng, ws, seqs[2, f[F_CUR, 2]])
-                    child_done(f, 2, length, score(pos[1]))
+                    # np.int64: a literal 2 would compile child_done once more
+                    child_done(f, np.int64(2), length, score(pos[1]))
                 else:
                     start(f, l - 1, legal, pos)  # never over: pos[l] is not
                     l -= 1

@@ -183,11 +183,11 @@ def build_uct(game):
         clock = start_clock()
         best = NO_SCORE
         best_len = 0
-        n_trace = 0
+        n_trace = np.int64(0)  # not a literal 0: one compile of record_improvement
         sims = 0
         while True:
             copy_into(sim_state, state0)
-            node = 0
+            node = np.int64(0)  # not a literal 0: one compile of select
             depth = 0  # moves played in the tree
             path[0] = 0
             n_path = 1  # nodes the simulation went through, root first
