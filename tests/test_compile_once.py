@@ -1,0 +1,51 @@
+"""Each search function compiles once per level: no argument that starts as a literal and
+becomes an int64 later (numba then types the call twice and compiles the callee, and all it
+calls, twice: 7 s of a first beam compile, 5 s of NRPA's). Run in a fresh process with a fresh
+cache, since code loaded from the cache compiles nothing that could be checked."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.helpers import REPO
+
+CHECK = r"""
+import gc, json, sys
+from numba.core import types
+from numba.core.registry import CPUDispatcher
+from nmcs import make_state, search_batch, search_seeds
+
+for game, algo, level, extra in [
+    ("leftmove", "beam", 1, {}),
+    ("leftmove", "nrpa", 1, {}),
+    ("leftmove", "uct", 1, {"max_playouts": 50}),
+]:
+    search_batch(game, make_state(game, depth=6), search_seeds(0, 0, 1), algo=algo,
+                 level=level, **extra)
+
+twice = []
+for d in gc.get_objects():
+    if not isinstance(d, CPUDispatcher) or not d.py_func.__module__.startswith("nmcs.search"):
+        continue
+    sigs = list(d.signatures)
+    for i, a in enumerate(sigs):
+        for b in sigs[i + 1:]:
+            plain = [types.unliteral(x) == types.unliteral(y) for x, y in zip(a, b)]
+            mixed = [isinstance(x, types.Literal) != isinstance(y, types.Literal)
+                     for x, y in zip(a, b)]
+            if all(plain) and any(mixed):
+                twice.append(f"{d.py_func.__qualname__}: {a} and {b}")
+print(json.dumps(twice))
+"""
+
+
+def test_search_functions_compile_once_per_argument_type(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["NMCS_CACHE_ROOT"] = str(tmp_path / "cache")
+    proc = subprocess.run(
+        [sys.executable, "-c", CHECK], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    twice = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert twice == [], "compiled once with a literal and once without:\n" + "\n".join(twice)
