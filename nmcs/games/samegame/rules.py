@@ -303,7 +303,7 @@ def play(state, move):
     w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
     g = HDR + w + k
     color = state[g + move]
-    size = _mark_group(state, np.int64(move))  # int64 as in legal_moves: one compile
+    size = _mark_group(state, move)
     # The group's cells are the values >= K; scan only the columns it can reach.
     cmin = move // h
     cmax = cmin
