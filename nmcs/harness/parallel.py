@@ -38,6 +38,7 @@ from nmcs.harness import interrupt
 from nmcs.harness.batch import BatchResult, algo_config, checked_call, run_batch, search_batch
 from nmcs.search.executors import DaskExecutor, InProcess
 from nmcs.search.master import MasterResult, master_search
+from nmcs.search.nrpa import uses_bias
 from nmcs.search.nrpa_master import nrpa_master_search
 from nmcs.search.registry import algorithm
 
@@ -397,7 +398,7 @@ def dask_batch(
             batch=top_width,
             lower=lower,
             executor=executor,
-            use_bias=algo == "gnrpa",
+            use_bias=uses_bias(config),
             stop_score=None if target is None else int(target(state0)),
         )
     else:

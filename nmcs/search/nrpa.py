@@ -700,6 +700,11 @@ class GnrpaConfig:
         _check_options(self.iterations, self.alpha, self.tau, self.batch, settings.level)
 
 
+def uses_bias(options: Any) -> bool:
+    """Whether a search of these options takes the game's bias as beta: GNRPA's do."""
+    return isinstance(options, GnrpaConfig)
+
+
 def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarray) -> NrpaParams:
     """The engine parameters of an NRPA or GNRPA search."""
     return NrpaParams(
@@ -711,7 +716,7 @@ def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarr
         int(settings.max_playouts),
         table_capacity(int(kernels.max_moves(state0)), int(kernels.max_branching(state0))),
         int(options.batch),
-        use_bias=isinstance(options, GnrpaConfig),
+        use_bias=uses_bias(options),
     )
 
 
