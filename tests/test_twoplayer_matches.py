@@ -158,7 +158,7 @@ def test_a_folder_of_another_pairing_is_refused(tmp_path):
         ("game.rows=3", "breakthrough: game.rows must be between 4 and 19, got 3"),
         ("game=domineering game.cols=30", "domineering: game.cols must be between 2 and 19"),
         ("game.misere=perhaps", "game.misere: Value 'perhaps' is not a valid bool"),
-        ("player_a=nmc3", "player_a: unknown option 'nmc3' (allowed: mcs, nmc1_cow"),
+        ("player_a=nmc3", "player_a: unknown option 'nmc3' (allowed: flat_mc, flat_nmc1_cow, mcs"),
         ("player_a.level=3", "player_a: player level must be 0, 1 or 2, got 3"),
         ("player_b.cow=true", "player_b: discount, pod and cow apply to nested playouts"),
         (

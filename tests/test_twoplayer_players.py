@@ -1,10 +1,14 @@
 """Two-player players: the nested player finds wins, discounting orders wins and losses by
 depth, POD and COW save playouts without changing what is found, seeded determinism, matches."""
 
+import numpy as np
 import pytest
 
+from nmcs.core.rng import below
 from nmcs.games.twoplayer import protocol as P
+from nmcs.games.twoplayer.layout import ONGOING, TO_MOVE, WINNER
 from nmcs.search.twoplayer import Budget, PlayerConfig, play_match, run_matches
+from nmcs.search.twoplayer import players as players_module
 from nmcs.search.twoplayer.players import Player, nested_choice
 
 # x wins at once with a5a6 or a5b6; every other move lets o's last pawn (whose every move
@@ -323,6 +327,8 @@ def test_each_player_has_its_own_uct_constant():
         ({"level": 1, "c": "0.4"}, "c must be a finite number >= 0, got '0.4'"),
         ({"level": 1, "backup": "value"}, "backup must be 'outcome' or 'discounted', got 'value'"),
         ({"level": 0, "backup": "discounted"}, "backup applies to nested playouts"),
+        ({"level": 1, "root": "tree"}, "root must be 'uct' or 'flat', got 'tree'"),
+        ({"level": 0, "root": "flat", "solver": True}, "solver applies to the tree"),
     ],
 )
 def test_player_switches_are_checked(kwargs, message):
@@ -334,3 +340,68 @@ def test_labels_of_the_new_switches():
     assert PlayerConfig(0, solver=True).label == "MCS+S"
     assert PlayerConfig(1, cow=True, backup="discounted", solver=True).label == "NMC(1)+COW+DB+S"
     assert PlayerConfig(1, cow=True).label == "NMC(1)+COW"
+    assert PlayerConfig(0, root="flat").label == "flat MC"
+    assert PlayerConfig(1, cow=True, root="flat").label == "flat NMC(1)+COW"
+
+
+# ---------------------------------------------------------------- root=flat (issue 21, reason 3)
+
+
+@pytest.mark.parametrize(
+    "cfg", [PlayerConfig(0, root="flat"), PlayerConfig(1, cow=True, root="flat")]
+)
+def test_flat_player_wins_at_once_and_in_two(cfg):
+    for text, good in ((WIN_IN_ONE, {"a5a6", "a5b6"}), (WIN_IN_TWO, {"a4a5", "a4b5"})):
+        s = P.parse(text)
+        for seed in range(5):
+            player = Player(cfg, Budget(playouts=400), s, seed)
+            assert P.move_name(s, player.choose(s)) in good, (text, seed)
+
+
+def _flat_rounds_by_hand(s, level, budget, seed):
+    """The flat player's rounds written out in Python over the compiled playouts: the root's
+    moves shuffled by the player's generator, then one NMC(level) playout per move in turn until
+    the budget is spent; (move, visits, mean value for the player to move) per move, in the
+    shuffled order."""
+    nested_playout = players_module.compiled().nested_playout
+    ws = players_module.new_workspace(s, 1, 1)
+    legal, child = ws[9], ws[10]
+    rng = np.array([seed], dtype=np.uint64)
+    stats = np.zeros(2, dtype=np.int64)
+    moves = np.zeros(P.max_branching(s), np.int32)
+    n = P.legal_moves(s, moves)
+    for j in range(n - 1, 0, -1):  # the shuffle's draws, in its order
+        k = below(rng, j + 1)
+        moves[j], moves[k] = moves[k], moves[j]
+    visits, totals = [0] * n, [0.0] * n
+    p = int(s[TO_MOVE])
+    j = 0
+    while stats[0] < budget:
+        sim = s.copy()
+        P.play(sim, moves[j])
+        if sim[WINNER] == ONGOING:
+            nested_playout(sim, level, rng, legal, child, False, False, level > 0, stats, 0.0)
+        else:
+            stats[0] += 1
+        visits[j] += 1
+        totals[j] += 0.5 * (P.outcome(sim, p) + 1)
+        j = (j + 1) % n
+    means = [totals[i] / visits[i] if visits[i] else -1.0 for i in range(n)]
+    return [(int(moves[i]), visits[i], means[i]) for i in range(n)], int(stats[0])
+
+
+@pytest.mark.parametrize("level", [0, 1])
+def test_flat_player_is_rounds_over_the_root_moves_and_the_best_mean(level):
+    # Domineering 5x5 from the start: 40 moves, no game ends in one move. With NMC(1)
+    # playouts the budget (random playouts) is checked between simulations, as for UCT.
+    s = P.make_state("domineering", rows=5, cols=5)
+    cfg = PlayerConfig(level, cow=level > 0, root="flat")
+    budget = (300, 3000)[level]
+    for seed in range(3):
+        rows, used = _flat_rounds_by_hand(s, level, budget, seed)
+        visits = [v for _, v, _ in rows]
+        assert max(visits) - min(visits) <= 1 and visits == sorted(visits, reverse=True)
+        best = max(rows, key=lambda r: r[2])  # max keeps the first of equal means
+        player = Player(cfg, Budget(playouts=budget), s, seed)
+        assert player.choose(s) == best[0]
+        assert int(player.stats[0]) == used >= budget

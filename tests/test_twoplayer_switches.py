@@ -45,13 +45,25 @@ def _cell(*overrides):
 def test_defaults_keep_the_old_cells_hashes(overrides):
     assert cell_hash(_cell(*overrides).identity) == OLD_HASHES[overrides]
     # Naming a default explicitly is the same cell.
-    same = (*overrides, "player_a.backup=outcome", "player_b.solver=false", "game.size=null")
+    same = (
+        *overrides,
+        "player_a.backup=outcome",
+        "player_b.solver=false",
+        "game.size=null",
+        "player_a.root=uct",
+    )
     assert cell_hash(_cell(*same).identity) == OLD_HASHES[overrides]
 
 
 @pytest.mark.parametrize(
     "extra",
-    ["player_a.backup=discounted", "player_a.solver=true", "player_b.solver=true", "game.size=6"],
+    [
+        "player_a.backup=discounted",
+        "player_a.solver=true",
+        "player_b.solver=true",
+        "game.size=6",
+        "player_a.root=flat",
+    ],
 )
 def test_a_switch_off_its_default_is_another_cell(extra):
     base = OLD_HASHES[("experiment=twoplayer_matches",)]
@@ -81,6 +93,11 @@ def test_game_size_is_a_square_board(game, size):
         (("player_a.backup=value",), "player_a: player backup must be 'outcome' or 'discounted'"),
         (("player_b.backup=discounted",), "player_b: backup applies to nested playouts"),
         (("player_a.c=-1",), "player_a: player c must be a finite number >= 0, got -1.0"),
+        (("player_a.root=tree",), "player_a: player root must be 'uct' or 'flat', got 'tree'"),
+        (
+            ("player_b.root=flat", "player_b.solver=true"),
+            "player_b: solver applies to the tree (root uct), not to root flat",
+        ),
     ],
 )
 def test_bad_switches_fail_in_one_line(overrides, message):

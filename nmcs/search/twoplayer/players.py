@@ -33,7 +33,13 @@ How the paper's text is read here (see docs/twoplayer.md):
   (a simulation in flight finishes, so at least one runs and a nested one may overrun); or in
   milliseconds, a hard limit: a nested playout still running at the deadline stops and is
   dropped (not backed up); if no simulation finished, the move is a random legal one;
-- a position with one legal move is answered at once, without search.
+- a position with one legal move is answered at once, without search;
+- ``root="flat"`` (issue 21's reason 3: a nested player that is not MCTS): no tree; the root's
+  legal moves are shuffled, then tried in rounds, each followed by one NMC(level) playout
+  (level 0: random), until the budget is spent, and the move of the best mean value is played
+  (ties: the first in the shuffled order). One round is the step of NMC(level + 1) at the root
+  with a mean in place of its best-of, so ``level=1`` is "NMC(2) at the root, iterated to the
+  time limit", and ``level=0`` flat Monte Carlo.
 
 Everything random draws from the player's own generator (``nmcs.core.rng``): the same seed
 and a playout budget give the same game on any machine.
@@ -44,6 +50,7 @@ module (``nmcs.games.twoplayer.protocol.kernels()``), inside a module that ``com
 generates next to it in the numba cache folder
 (``$NUMBA_CACHE_DIR/twoplayer/nmcs_twoplayer_players_<hash>.py``, the hash covering the games'
 module and this file): its module-level ``@njit(cache=True)`` entry points (``uct_move``,
+``flat_move``,
 ``step1``, ``step2``, ``nmc1``, ``nested_playout``, ``random_playout``,
 ``run_random_playouts``) are cached on disk per set of games, so a new or edited game never
 runs stale machine code. They are read as attributes of this module (``players.step1``).
@@ -411,6 +418,76 @@ def build(game: ModuleType) -> dict[str, Any]:
             return edge_move[e0 + below(rng, n_edges[0])]
         return edge_move[best_e]
 
+    @njit(nogil=True)
+    def flat_move(
+        root,
+        rng,
+        ws,
+        moves,
+        visits,
+        totals,
+        level,
+        discount,
+        pod,
+        cow,
+        max_playouts,
+        max_seconds,
+        stats,
+        backup_discounted,
+    ):
+        """The move of the player without a tree (``root="flat"``, issue 21's reason 3): the
+        root's legal moves in a random order, then rounds over them, each move followed by one
+        NMC(``level``) playout (level 0: a random one), until the budget is spent; the move of
+        the best mean value for the player to move (ties: the first in that order). One round
+        is the step of NMC(``level`` + 1) at the root with its best-of replaced by a mean, so
+        the player is NMC(``level`` + 1) at the root iterated to the budget. ``moves``,
+        ``visits``, ``totals``: buffers of the root's branching (the tree's pools are not
+        used)."""
+        legal, child, sim = ws[9], ws[10], ws[8]
+        n = legal_moves(root, moves)
+        if n == 0:
+            return -1
+        if n == 1:
+            return moves[0]
+        _shuffle(moves, n, rng)
+        for j in range(n):
+            visits[j] = 0
+            totals[j] = 0.0
+        p = root[TO_MOVE]
+        start = stats[S_PLAYOUTS]
+        t0 = now()
+        deadline = t0 + max_seconds if max_seconds > 0.0 else 0.0
+        j = 0
+        while True:
+            if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
+                break
+            if max_seconds > 0.0 and now() - t0 >= max_seconds:
+                break
+            _copy(sim, root)
+            play(sim, moves[j])
+            if sim[WINNER] == ONGOING:
+                if not nested_playout(
+                    sim, level, rng, legal, child, discount, pod, cow, stats, deadline
+                ):
+                    break  # out of time in a nested playout: it is dropped
+            else:
+                stats[S_PLAYOUTS] += 1  # a move that ends the game counts as one playout
+            visits[j] += 1
+            if backup_discounted:
+                totals[j] += 0.5 * (_value(sim, p, True) + 1.0)
+            else:
+                totals[j] += 0.5 * (outcome(sim, p) + 1)
+            j = j + 1 if j + 1 < n else 0
+        best = -1
+        best_m = -1.0
+        for j in range(n):
+            if visits[j] > 0 and totals[j] / visits[j] > best_m:
+                best_m = totals[j] / visits[j]
+                best = j
+        if best < 0:  # no simulation finished in time: a random legal move
+            return moves[below(rng, n)]
+        return moves[best]
+
     return {
         "random_playout": random_playout,
         "step1": step1,
@@ -420,11 +497,13 @@ def build(game: ModuleType) -> dict[str, Any]:
         "nested_playout": nested_playout,
         "run_random_playouts": run_random_playouts,
         "uct_move": uct_move,
+        "flat_move": flat_move,
     }
 
 
 ENTRIES = (
     "uct_move",
+    "flat_move",
     "step1",
     "step2",
     "nmc1",
@@ -466,7 +545,7 @@ def compiled() -> ModuleType:
         entries = "".join(
             ENTRY.format(
                 name=name,
-                nogil=", nogil=True" if name == "uct_move" else "",
+                nogil=", nogil=True" if name in ("uct_move", "flat_move") else "",
                 args=", ".join(inspect.signature(kernels[name].py_func).parameters),
             )
             for name in ENTRIES
@@ -515,9 +594,10 @@ def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -
 
 
 BACKUPS = ("outcome", "discounted")
+ROOTS = ("uct", "flat")
 # Fields added after match cells were published, with the value that keeps the old behaviour
 # (at that value they stay out of a cell's identity: nmcs.harness.match_cell).
-ADDED_PLAYER_FIELDS = {"backup": "outcome", "solver": False}
+ADDED_PLAYER_FIELDS = {"backup": "outcome", "solver": False, "root": "uct"}
 
 
 @dataclass(frozen=True)
@@ -526,7 +606,9 @@ class PlayerConfig:
     UCT with NMC(level) playouts and the paper's three switches. ``c``: this player's own UCT
     constant; ``backup``: what the tree backs up from a nested playout, its ``outcome``
     (+1/0/-1) or its ``discounted`` value (outcome / depth of the final position); ``solver``:
-    MCTS-Solver (Winands et al. 2008), proven wins and losses backed up through the tree."""
+    MCTS-Solver (Winands et al. 2008), proven wins and losses backed up through the tree.
+    ``root``: ``uct`` (the tree above) or ``flat``, no tree: rounds over the root's moves, each
+    followed by one NMC(level) playout, and the best mean (``flat_move``; ``c`` is not read)."""
 
     level: int = 0
     discount: bool = False
@@ -535,6 +617,7 @@ class PlayerConfig:
     c: float = 0.4
     backup: str = "outcome"
     solver: bool = False
+    root: str = "uct"
 
     def __post_init__(self):
         if (
@@ -559,6 +642,10 @@ class PlayerConfig:
             raise ValueError(
                 f"player backup must be 'outcome' or 'discounted', got {self.backup!r}"
             )
+        if self.root not in ROOTS:
+            raise ValueError(f"player root must be 'uct' or 'flat', got {self.root!r}")
+        if self.root == "flat" and self.solver:
+            raise ValueError("solver applies to the tree (root uct), not to root flat")
         if self.level == 0 and (self.discount or self.pod or self.cow):
             raise ValueError("discount, pod and cow apply to nested playouts (level 1 or 2)")
         if self.level == 0 and self.backup != "outcome":
@@ -567,10 +654,12 @@ class PlayerConfig:
     @property
     def label(self) -> str:
         """A short name: ``MCS``, ``NMC(1)+COW``, ``NMC(2)+D+POD``; ``+DB`` when the tree backs
-        up discounted values, ``+S`` with MCTS-Solver (``MCS+S``)."""
+        up discounted values, ``+S`` with MCTS-Solver (``MCS+S``); ``flat `` in front without
+        a tree (``flat MC``: random playouts, ``flat NMC(1)+COW``)."""
+        flat = "flat " if self.root == "flat" else ""
         if self.level == 0:
-            return "MCS+S" if self.solver else "MCS"
-        parts = [f"NMC({self.level})"]
+            return flat + ("MC" if flat else "MCS+S" if self.solver else "MCS")
+        parts = [f"{flat}NMC({self.level})"]
         parts += [
             name for on, name in ((self.discount, "D"), (self.pod, "POD"), (self.cow, "COW")) if on
         ]
@@ -611,12 +700,35 @@ class Player:
         self.rng = np.array([seed], dtype=np.uint64)
         self.stats = np.zeros(2, dtype=np.int64)
         n_nodes = ((budget.playouts or 0) + 2) if budget.ms is None else 1 << 16
-        self.ws = new_workspace(state, min(n_nodes, 1 << 20))
+        if config.root == "flat":
+            n_nodes = 1  # no tree: only the playout buffers are used
+        self.ws = new_workspace(state, min(n_nodes, 1 << 20), 1 if n_nodes == 1 else None)
         self.uct_move = compiled().uct_move
+        if config.root == "flat":
+            b = int(max_branching(state))
+            self.flat = (np.zeros(b, np.int32), np.zeros(b, np.int64), np.zeros(b, np.float64))
+            self.flat_move = compiled().flat_move
 
     def choose(self, state: np.ndarray) -> int:
         """The move to play in ``state`` (which is not changed)."""
         cfg, b = self.config, self.budget
+        if cfg.root == "flat":
+            return int(
+                self.flat_move(
+                    state,
+                    self.rng,
+                    self.ws,
+                    *self.flat,
+                    cfg.level,
+                    cfg.discount,
+                    cfg.pod,
+                    cfg.cow,
+                    0 if b.playouts is None else int(b.playouts),
+                    0.0 if b.ms is None else b.ms / 1000.0,
+                    self.stats,
+                    cfg.backup == "discounted",
+                )
+            )
         return int(
             self.uct_move(
                 state,
