@@ -6,7 +6,7 @@ import pytest
 
 from nmcs.core.rng import below
 from nmcs.games.twoplayer import protocol as P
-from nmcs.games.twoplayer.layout import ONGOING, TO_MOVE, WINNER
+from nmcs.games.twoplayer.layout import ONGOING, PLY, TO_MOVE, WINNER
 from nmcs.search.twoplayer import Budget, PlayerConfig, play_match, run_matches
 from nmcs.search.twoplayer import players as players_module
 from nmcs.search.twoplayer.players import Player, nested_choice
@@ -329,6 +329,9 @@ def test_each_player_has_its_own_uct_constant():
         ({"level": 0, "backup": "discounted"}, "backup applies to nested playouts"),
         ({"level": 1, "root": "tree"}, "root must be 'uct' or 'flat', got 'tree'"),
         ({"level": 0, "root": "flat", "solver": True}, "solver applies to the tree"),
+        ({"level": 1, "expand": "tree"}, "expand must be 'node' or 'playout', got 'tree'"),
+        ({"level": 0, "expand": "playout"}, "expand playout applies to the tree of a nested"),
+        ({"level": 1, "expand": "playout", "root": "flat"}, "expand playout applies to the"),
     ],
 )
 def test_player_switches_are_checked(kwargs, message):
@@ -342,6 +345,7 @@ def test_labels_of_the_new_switches():
     assert PlayerConfig(1, cow=True).label == "NMC(1)+COW"
     assert PlayerConfig(0, root="flat").label == "flat MC"
     assert PlayerConfig(1, cow=True, root="flat").label == "flat NMC(1)+COW"
+    assert PlayerConfig(2, cow=True, expand="playout").label == "NMC(2)+COW+EP"
 
 
 # ---------------------------------------------------------------- root=flat (issue 21, reason 3)
@@ -365,7 +369,7 @@ def _flat_rounds_by_hand(s, level, budget, seed):
     shuffled order."""
     nested_playout = players_module.compiled().nested_playout
     ws = players_module.new_workspace(s, 1, 1)
-    legal, child = ws[9], ws[10]
+    legal, child, rec = ws[9], ws[10], ws[12]
     rng = np.array([seed], dtype=np.uint64)
     stats = np.zeros(2, dtype=np.int64)
     moves = np.zeros(P.max_branching(s), np.int32)
@@ -380,7 +384,7 @@ def _flat_rounds_by_hand(s, level, budget, seed):
         sim = s.copy()
         P.play(sim, moves[j])
         if sim[WINNER] == ONGOING:
-            nested_playout(sim, level, rng, legal, child, False, False, level > 0, stats, 0.0)
+            nested_playout(sim, level, rng, legal, child, False, False, level > 0, stats, 0.0, rec)
         else:
             stats[0] += 1
         visits[j] += 1
@@ -405,3 +409,52 @@ def test_flat_player_is_rounds_over_the_root_moves_and_the_best_mean(level):
         player = Player(cfg, Budget(playouts=budget), s, seed)
         assert player.choose(s) == best[0]
         assert int(player.stats[0]) == used >= budget
+
+
+# ---------------------------------------------------------------- expand="playout" (reason 2)
+
+
+def _visited_line(player, root):
+    """From the root, the moves to the most visited child, node after node, played on a copy
+    of ``root``: (moves, the position reached, the visits along the line)."""
+    visits, _, first, n_edges, edge_move, edge_child = player.ws[:6]
+    pos, node, moves, seen = root.copy(), 0, [], []
+    while first[node] >= 0:
+        tried = [e for e in range(first[node], first[node] + n_edges[node]) if edge_child[e] >= 0]
+        if not tried:
+            break
+        e = max(tried, key=lambda e: visits[edge_child[e]])
+        moves.append(int(edge_move[e]))
+        P.play(pos, edge_move[e])
+        node = edge_child[e]
+        seen.append(int(visits[node]))
+    return moves, pos, seen
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_expand_playout_keeps_the_nested_playout_as_a_line_of_nodes(level):
+    # One simulation (a budget of one random playout; the nested playout that starts finishes):
+    # with expand="node" the tree is the root and one child; with expand="playout" it is the
+    # line of the whole game, the leaf's nested playout included, each node visited once.
+    s = P.make_state("domineering", rows=5, cols=5)
+    for seed in range(3):
+        one = Player(PlayerConfig(level, cow=True), Budget(playouts=1), s, seed)
+        one.choose(s)
+        moves, pos, seen = _visited_line(one, s)
+        assert len(moves) == 1 and seen == [1] and pos[WINNER] == ONGOING
+        chain = Player(PlayerConfig(level, cow=True, expand="playout"), Budget(playouts=1), s, seed)
+        chain.choose(s)
+        moves, pos, seen = _visited_line(chain, s)
+        assert pos[WINNER] != ONGOING and len(moves) == int(pos[PLY]) and seen == [1] * len(moves)
+        # The same simulation: the same first move and the same random playouts.
+        assert moves[0] == _visited_line(one, s)[0][0] and chain.stats[0] == one.stats[0]
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_expand_playout_player_wins_at_once_and_in_two(level):
+    cfg = PlayerConfig(level, cow=True, expand="playout")
+    for text, good in ((WIN_IN_ONE, {"a5a6", "a5b6"}), (WIN_IN_TWO, {"a4a5", "a4b5"})):
+        s = P.parse(text)
+        for seed in range(5):
+            player = Player(cfg, Budget(playouts=200), s, seed)
+            assert P.move_name(s, player.choose(s)) in good, (text, seed)

@@ -51,6 +51,7 @@ def test_defaults_keep_the_old_cells_hashes(overrides):
         "player_b.solver=false",
         "game.size=null",
         "player_a.root=uct",
+        "player_b.expand=node",
     )
     assert cell_hash(_cell(*same).identity) == OLD_HASHES[overrides]
 
@@ -63,6 +64,7 @@ def test_defaults_keep_the_old_cells_hashes(overrides):
         "player_b.solver=true",
         "game.size=6",
         "player_a.root=flat",
+        "player_a.expand=playout",
     ],
 )
 def test_a_switch_off_its_default_is_another_cell(extra):
@@ -97,6 +99,10 @@ def test_game_size_is_a_square_board(game, size):
         (
             ("player_b.root=flat", "player_b.solver=true"),
             "player_b: solver applies to the tree (root uct), not to root flat",
+        ),
+        (
+            ("player_b.expand=playout",),
+            "player_b: expand playout applies to the tree of a nested player",
         ),
     ],
 )

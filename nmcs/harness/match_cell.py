@@ -14,7 +14,8 @@ Keys of a match cell (the rest of ``conf/config.yaml`` -- ``algo``, ``level``, `
                    board: game.size=5,6,8 sweeps it), misere
     player_a.*     level (0 = MCS, 1 or 2 = nested), discount, pod, cow, c (the player's own
                    UCT constant), backup (outcome | discounted), solver (MCTS-Solver),
-                   root (uct | flat: no tree, the best mean of rounds over the root's moves);
+                   root (uct | flat: no tree, the best mean of rounds over the root's moves),
+                   expand (node | playout: a nested playout's moves become tree nodes);
     player_b.*     presets in conf/player_a/ (player_b/ is the same folder): mcs, nmc1_cow, ...
     budget.playouts, budget.ms   per move (either or both; the first reached stops the search)
     n_matches      matches in the cell (not part of its identity: raising it extends the cell)
@@ -87,6 +88,7 @@ class PlayerSettings:
     backup: str = "outcome"  # or "discounted": what the tree backs up from a nested playout
     solver: bool = False  # MCTS-Solver: proven wins and losses backed up
     root: str = "uct"  # or "flat": no tree, rounds over the root's moves (issue 21, reason 3)
+    expand: str = "node"  # or "playout": a nested playout's moves become tree nodes
 
 
 # ---------------------------------------------------------------- the validated cell

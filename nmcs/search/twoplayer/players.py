@@ -34,6 +34,10 @@ How the paper's text is read here (see docs/twoplayer.md):
   milliseconds, a hard limit: a nested playout still running at the deadline stops and is
   dropped (not backed up); if no simulation finished, the move is a random legal one;
 - a position with one legal move is answered at once, without search;
+- ``expand="playout"`` (issue 21's reason 2, a nested player that keeps what its playouts
+  found): the moves of each nested playout become a chain of nodes below the node it started
+  from (as far as the pools allow; the pools are sized for a game's moves per simulation) and
+  share its backup, so the next simulations select along the nested player's own line;
 - ``root="flat"`` (issue 21's reason 3: a nested player that is not MCTS): no tree; the root's
   legal moves are shuffled, then tried in rounds, each followed by one NMC(level) playout
   (level 0: random), until the budget is spent, and the move of the best mean value is played
@@ -195,25 +199,26 @@ def build(game: ModuleType) -> dict[str, Any]:
     step2 = _make_step(legal_moves, play, nmc1, 2)
 
     @njit
-    def nmc2(state, rng, legal, child, ply_limit, discount, pod, cow, stats, deadline):
-        """NMC(2) to the end, in place; returns False as ``nmc1``."""
-        while state[WINNER] == ONGOING:
-            if state[PLY] >= ply_limit or (deadline > 0.0 and now() >= deadline):
-                return False
-            play(
-                state,
-                step2(state, rng, legal, child, discount, pod, cow, stats, NO_LIMIT, deadline),
-            )
-        return True
-
-    @njit
-    def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats, deadline):
-        """NMC(level) from ``state`` to the end, in place; False if the deadline stopped it."""
+    def nested_playout(state, level, rng, legal, child, discount, pod, cow, stats, deadline, rec):
+        """NMC(level) from ``state`` to the end, in place (no bound: the top of a playout).
+        Levels 1 and 2 write the moves they play into ``rec`` (level 0's random moves are not
+        recorded). Returns the number of moves written (0 at level 0), or -1 if the clock's
+        ``deadline`` stopped it first (seconds of ``now``; 0: none)."""
         if level == 0:
-            return random_playout(state, rng, legal[0], NO_LIMIT, stats)
-        if level == 1:
-            return nmc1(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
-        return nmc2(state, rng, legal, child, NO_LIMIT, discount, pod, cow, stats, deadline)
+            random_playout(state, rng, legal[0], NO_LIMIT, stats)
+            return 0
+        k = 0
+        while state[WINNER] == ONGOING:
+            if deadline > 0.0 and now() >= deadline:
+                return -1
+            if level == 1:
+                m = step1(state, rng, legal, child, discount, pod, cow, stats, NO_LIMIT, deadline)
+            else:
+                m = step2(state, rng, legal, child, discount, pod, cow, stats, NO_LIMIT, deadline)
+            rec[k] = m
+            k += 1
+            play(state, m)
+        return k
 
     @njit
     def run_random_playouts(state0, n, rng, buf, legal, stats):
@@ -255,6 +260,56 @@ def build(game: ModuleType) -> dict[str, Any]:
             else:
                 return
 
+    @njit
+    def grow_chain(pos, rec, k, depth, path, mover, used_nodes, used_edges, ws):
+        """The moves ``rec[:k]`` of a nested playout played from ``pos`` (the position of node
+        ``path[depth]``) as a chain of nodes below that node (``expand="playout"``): each node
+        on the way is expanded (its legal moves listed) and the played move's child added, or
+        followed where it exists, until the pools are full. ``pos`` is played along; ``path``
+        and ``mover`` are extended for the backup. Returns (depth, used_nodes, used_edges)."""
+        visits, total, first, n_edges, edge_move, edge_child = ws[:6]
+        legal, proven = ws[9], ws[11]
+        n_cap = visits.shape[0]
+        e_cap = edge_move.shape[0]
+        b_cap = legal.shape[1]
+        node = path[depth]
+        for i in range(k):
+            if first[node] == UNEXPANDED:
+                if used_edges + b_cap > e_cap:
+                    break
+                n = legal_moves(pos, legal[0])
+                first[node] = used_edges
+                n_edges[node] = n
+                for j in range(n):
+                    edge_move[used_edges + j] = legal[0][j]
+                    edge_child[used_edges + j] = NO_NODE
+                used_edges += n
+            e0 = first[node]
+            e = -1
+            for j in range(n_edges[node]):
+                if edge_move[e0 + j] == rec[i]:
+                    e = e0 + j
+                    break
+            if e < 0:
+                break  # (not reached: the playout's move is legal there)
+            ch = edge_child[e]
+            if ch == NO_NODE:
+                if used_nodes >= n_cap:
+                    break
+                ch = used_nodes
+                used_nodes += 1
+                visits[ch] = 0
+                total[ch] = 0.0
+                first[ch] = UNEXPANDED
+                proven[ch] = 0
+                edge_child[e] = ch
+            mover[depth + 1] = pos[TO_MOVE]
+            play(pos, rec[i])
+            depth += 1
+            path[depth] = ch
+            node = ch
+        return depth, used_nodes, used_edges
+
     # nogil: matches are driven from Python, so threads can play several at once.
     @njit(nogil=True)
     def uct_move(
@@ -271,15 +326,18 @@ def build(game: ModuleType) -> dict[str, Any]:
         stats,
         backup_discounted,
         solver,
+        expand_playout,
     ):
         """The move a UCT search chooses at ``root`` (see the module docstring). ``ws`` is the
         workspace tuple of ``new_workspace``; ``stats`` gains the playouts and moves it ran.
         ``backup_discounted``: the tree backs up a nested playout's discounted value instead of
-        its outcome; ``solver``: MCTS-Solver (proven wins and losses backed up, see ``_prove``)."""
+        its outcome; ``solver``: MCTS-Solver (proven wins and losses backed up, see ``_prove``);
+        ``expand_playout``: the moves of each nested playout become nodes below the node it
+        started from, as far as the pools allow, and share its backup (``grow``)."""
         (visits, total, first, n_edges, edge_move, edge_child, path, mover, sim, legal, child) = ws[
             :11
         ]
-        proven = ws[11]
+        proven, rec, leaf = ws[11], ws[12], ws[13]
         n_cap = visits.shape[0]
         e_cap = edge_move.shape[0]
         b_cap = legal.shape[1]
@@ -367,10 +425,18 @@ def build(game: ModuleType) -> dict[str, Any]:
                 depth += 1
                 path[depth] = node
             if sim[WINNER] == ONGOING:
-                if not nested_playout(
-                    sim, level, rng, legal, child, discount, pod, cow, stats, deadline
-                ):
+                grow = expand_playout and level > 0
+                if grow:
+                    _copy(leaf, sim)  # the nested playout's start, to replay its moves
+                k = nested_playout(
+                    sim, level, rng, legal, child, discount, pod, cow, stats, deadline, rec
+                )
+                if k < 0:
                     break  # out of time in a nested playout: it is dropped, not backed up
+                if grow:
+                    depth, used_nodes, used_edges = grow_chain(
+                        leaf, rec, k, depth, path, mover, used_nodes, used_edges, ws
+                    )
             else:
                 stats[S_PLAYOUTS] += 1  # a simulation that ends in the tree counts as one playout
                 if solver and depth > 0:
@@ -443,7 +509,7 @@ def build(game: ModuleType) -> dict[str, Any]:
         the player is NMC(``level`` + 1) at the root iterated to the budget. ``moves``,
         ``visits``, ``totals``: buffers of the root's branching (the tree's pools are not
         used)."""
-        legal, child, sim = ws[9], ws[10], ws[8]
+        legal, child, sim, rec = ws[9], ws[10], ws[8], ws[12]
         n = legal_moves(root, moves)
         if n == 0:
             return -1
@@ -466,8 +532,11 @@ def build(game: ModuleType) -> dict[str, Any]:
             _copy(sim, root)
             play(sim, moves[j])
             if sim[WINNER] == ONGOING:
-                if not nested_playout(
-                    sim, level, rng, legal, child, discount, pod, cow, stats, deadline
+                if (
+                    nested_playout(
+                        sim, level, rng, legal, child, discount, pod, cow, stats, deadline, rec
+                    )
+                    < 0
                 ):
                     break  # out of time in a nested playout: it is dropped
             else:
@@ -493,7 +562,6 @@ def build(game: ModuleType) -> dict[str, Any]:
         "step1": step1,
         "nmc1": nmc1,
         "step2": step2,
-        "nmc2": nmc2,
         "nested_playout": nested_playout,
         "run_random_playouts": run_random_playouts,
         "uct_move": uct_move,
@@ -587,6 +655,8 @@ def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -
         np.zeros((MAX_LEVEL + 1, b), dtype=np.int32),  # legal moves per level
         np.zeros((MAX_LEVEL + 1, state.shape[0]), dtype=state.dtype),  # child state per level
         np.zeros(n_nodes, dtype=np.int8),  # proof (MCTS-Solver): +1 / -1 for the mover, 0
+        np.zeros(m, dtype=np.int32),  # the moves of a nested playout
+        np.zeros_like(state),  # where that playout started (expand="playout")
     )
 
 
@@ -595,9 +665,10 @@ def new_workspace(state: np.ndarray, n_nodes: int, n_edges: int | None = None) -
 
 BACKUPS = ("outcome", "discounted")
 ROOTS = ("uct", "flat")
+EXPANDS = ("node", "playout")
 # Fields added after match cells were published, with the value that keeps the old behaviour
 # (at that value they stay out of a cell's identity: nmcs.harness.match_cell).
-ADDED_PLAYER_FIELDS = {"backup": "outcome", "solver": False, "root": "uct"}
+ADDED_PLAYER_FIELDS = {"backup": "outcome", "solver": False, "root": "uct", "expand": "node"}
 
 
 @dataclass(frozen=True)
@@ -608,7 +679,9 @@ class PlayerConfig:
     (+1/0/-1) or its ``discounted`` value (outcome / depth of the final position); ``solver``:
     MCTS-Solver (Winands et al. 2008), proven wins and losses backed up through the tree.
     ``root``: ``uct`` (the tree above) or ``flat``, no tree: rounds over the root's moves, each
-    followed by one NMC(level) playout, and the best mean (``flat_move``; ``c`` is not read)."""
+    followed by one NMC(level) playout, and the best mean (``flat_move``; ``c`` is not read).
+    ``expand``: what the tree adds per simulation, one ``node`` (UCT's rule) or, for a nested
+    player, the nested ``playout``'s moves as a chain of nodes below it (``grow_chain``)."""
 
     level: int = 0
     discount: bool = False
@@ -618,6 +691,7 @@ class PlayerConfig:
     backup: str = "outcome"
     solver: bool = False
     root: str = "uct"
+    expand: str = "node"
 
     def __post_init__(self):
         if (
@@ -642,6 +716,10 @@ class PlayerConfig:
             raise ValueError(
                 f"player backup must be 'outcome' or 'discounted', got {self.backup!r}"
             )
+        if self.expand not in EXPANDS:
+            raise ValueError(f"player expand must be 'node' or 'playout', got {self.expand!r}")
+        if self.expand == "playout" and (self.level == 0 or self.root == "flat"):
+            raise ValueError("expand playout applies to the tree of a nested player (level 1 or 2)")
         if self.root not in ROOTS:
             raise ValueError(f"player root must be 'uct' or 'flat', got {self.root!r}")
         if self.root == "flat" and self.solver:
@@ -654,8 +732,9 @@ class PlayerConfig:
     @property
     def label(self) -> str:
         """A short name: ``MCS``, ``NMC(1)+COW``, ``NMC(2)+D+POD``; ``+DB`` when the tree backs
-        up discounted values, ``+S`` with MCTS-Solver (``MCS+S``); ``flat `` in front without
-        a tree (``flat MC``: random playouts, ``flat NMC(1)+COW``)."""
+        up discounted values, ``+S`` with MCTS-Solver (``MCS+S``), ``+EP`` when the nested
+        playouts' moves become nodes; ``flat `` in front without a tree (``flat MC``: random
+        playouts, ``flat NMC(1)+COW``)."""
         flat = "flat " if self.root == "flat" else ""
         if self.level == 0:
             return flat + ("MC" if flat else "MCS+S" if self.solver else "MCS")
@@ -667,6 +746,8 @@ class PlayerConfig:
             parts.append("DB")  # the tree backs up discounted values
         if self.solver:
             parts.append("S")
+        if self.expand == "playout":
+            parts.append("EP")  # the nested playouts' moves become tree nodes
         return "+".join(parts)
 
 
@@ -702,6 +783,8 @@ class Player:
         n_nodes = ((budget.playouts or 0) + 2) if budget.ms is None else 1 << 16
         if config.root == "flat":
             n_nodes = 1  # no tree: only the playout buffers are used
+        elif config.expand == "playout":  # up to a whole game's moves a simulation
+            n_nodes *= int(protocol.kernels().max_moves(state)) + 1
         self.ws = new_workspace(state, min(n_nodes, 1 << 20), 1 if n_nodes == 1 else None)
         self.uct_move = compiled().uct_move
         if config.root == "flat":
@@ -744,6 +827,7 @@ class Player:
                 self.stats,
                 cfg.backup == "discounted",
                 bool(cfg.solver),
+                cfg.expand == "playout",
             )
         )
 
