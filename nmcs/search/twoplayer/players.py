@@ -118,6 +118,15 @@ def _bound(state, discount):
     return -1.0
 
 
+@njit(cache=True, inline="always")
+def _spent(stats, start, max_playouts, t0, max_seconds):
+    """Whether a move's budget is spent: the random playouts run since ``start``, or the
+    seconds since ``t0`` (a limit of 0: none of that kind)."""
+    if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
+        return True
+    return max_seconds > 0.0 and now() - t0 >= max_seconds
+
+
 # ---------------------------------------------------------------- nested playouts and UCT
 
 
@@ -260,6 +269,27 @@ def build(game: ModuleType) -> dict[str, Any]:
             else:
                 return
 
+    @njit(inline="always")
+    def add_child(e, new, visits, total, first, proven, edge_child):
+        """Node ``new``, fresh, as the child of edge ``e``."""
+        visits[new] = 0
+        total[new] = 0.0
+        first[new] = UNEXPANDED
+        proven[new] = 0
+        edge_child[e] = new
+
+    @njit(inline="always")
+    def expand(node, pos, legal0, first, n_edges, edge_move, edge_child, used_edges):
+        """Lists the legal moves of ``pos`` as the edges of ``node`` (no child made yet), from
+        edge ``used_edges`` on; returns the edges used after them."""
+        n = legal_moves(pos, legal0)
+        first[node] = used_edges
+        n_edges[node] = n
+        for j in range(n):
+            edge_move[used_edges + j] = legal0[j]
+            edge_child[used_edges + j] = NO_NODE
+        return used_edges + n
+
     @njit
     def grow_chain(pos, rec, k, depth, path, mover, used_nodes, used_edges, ws):
         """The moves ``rec[:k]`` of a nested playout played from ``pos`` (the position of node
@@ -277,13 +307,9 @@ def build(game: ModuleType) -> dict[str, Any]:
             if first[node] == UNEXPANDED:
                 if used_edges + b_cap > e_cap:
                     break
-                n = legal_moves(pos, legal[0])
-                first[node] = used_edges
-                n_edges[node] = n
-                for j in range(n):
-                    edge_move[used_edges + j] = legal[0][j]
-                    edge_child[used_edges + j] = NO_NODE
-                used_edges += n
+                used_edges = expand(
+                    node, pos, legal[0], first, n_edges, edge_move, edge_child, used_edges
+                )
             e0 = first[node]
             e = -1
             for j in range(n_edges[node]):
@@ -298,11 +324,7 @@ def build(game: ModuleType) -> dict[str, Any]:
                     break
                 ch = used_nodes
                 used_nodes += 1
-                visits[ch] = 0
-                total[ch] = 0.0
-                first[ch] = UNEXPANDED
-                proven[ch] = 0
-                edge_child[e] = ch
+                add_child(e, ch, visits, total, first, proven, edge_child)
             mover[depth + 1] = pos[TO_MOVE]
             play(pos, rec[i])
             depth += 1
@@ -356,9 +378,7 @@ def build(game: ModuleType) -> dict[str, Any]:
         t0 = now()
         deadline = t0 + max_seconds if max_seconds > 0.0 else 0.0
         while True:
-            if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
-                break
-            if max_seconds > 0.0 and now() - t0 >= max_seconds:
+            if _spent(stats, start, max_playouts, t0, max_seconds):
                 break
             if solver and proven[0] != 0:
                 break  # the root is solved: no simulation can change the move
@@ -372,13 +392,9 @@ def build(game: ModuleType) -> dict[str, Any]:
                 if first[node] == UNEXPANDED:
                     if used_edges + b_cap > e_cap:
                         break
-                    k = legal_moves(sim, legal[0])
-                    first[node] = used_edges
-                    n_edges[node] = k
-                    for j in range(k):
-                        edge_move[used_edges + j] = legal[0][j]
-                        edge_child[used_edges + j] = NO_NODE
-                    used_edges += k
+                    used_edges = expand(
+                        node, sim, legal[0], first, n_edges, edge_move, edge_child, used_edges
+                    )
                 e0 = first[node]
                 k = n_edges[node]
                 untried = 0
@@ -398,11 +414,7 @@ def build(game: ModuleType) -> dict[str, Any]:
                             pick -= 1
                     new = used_nodes
                     used_nodes += 1
-                    visits[new] = 0
-                    total[new] = 0.0
-                    first[new] = UNEXPANDED
-                    proven[new] = 0
-                    edge_child[e] = new
+                    add_child(e, new, visits, total, first, proven, edge_child)
                     mover[depth + 1] = sim[TO_MOVE]
                     play(sim, edge_move[e])
                     depth += 1
@@ -525,9 +537,7 @@ def build(game: ModuleType) -> dict[str, Any]:
         deadline = t0 + max_seconds if max_seconds > 0.0 else 0.0
         j = 0
         while True:
-            if max_playouts > 0 and stats[S_PLAYOUTS] - start >= max_playouts:
-                break
-            if max_seconds > 0.0 and now() - t0 >= max_seconds:
+            if _spent(stats, start, max_playouts, t0, max_seconds):
                 break
             _copy(sim, root)
             play(sim, moves[j])
