@@ -131,12 +131,19 @@ def analyze_levels(ctx: Context) -> list[Claim]:
                 else:
                     diff, low, high = welch_diff(a["score"], b["score"])
                 verdict = verdict_sign(low, high) if len(a) > 1 and len(b) > 1 else NOT_ENOUGH
+                ours = f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
+                scores = set(a["score"]) | set(b["score"])
+                if len(scores) == 1:
+                    # Both levels at one score in every search (the left move's best, 60):
+                    # no room for the higher level to do better.
+                    ours = f"every search of both levels scored {scores.pop():g}: no room to beat"
+                    verdict = NOT_ENOUGH
                 claims.append(
                     Claim(
                         SECTION_LEVELS,
                         f"{series}: level {hi} beats level {lo} (N = 100)",
                         "a higher level scores higher",
-                        f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]",
+                        ours,
                         verdict,
                         rerun_command(ctx.scale, experiment),
                         reads=cells_read(a, b),

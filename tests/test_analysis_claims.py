@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from helpers import REPO, FrameContext
 
-from analysis import leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku
+from analysis import leftmove, morpion_nmcs, morpion_reflexive, nrpa, samegame, sudoku
 from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, paper_values
 from nmcs.theory import leftmove_memorized as memorized
 from nmcs.theory.leftmove import score_distribution
@@ -402,3 +402,36 @@ def test_the_committed_report_shows_the_exact_memorized_values():
         assert line.endswith(f"| {AGREES if low <= exact <= high else DIFFERS} |")
     cells = [line for line in lines if "exact memorized law predicts" in line]
     assert len(cells) == 2 and all("depths 1-20" in line for line in cells)
+
+
+# ---------------------------------------------------------------- NRPA by level
+
+
+def test_nrpa_level_claims_agree_differ_and_see_a_ceiling(tmp_path):
+    def rows(game_options, scores_by_level):
+        return pd.DataFrame(
+            [
+                dict(level=lv, score=s, game_options=game_options, playouts=100, seconds=0.1)
+                for lv, scores in scores_by_level.items()
+                for s in scores
+            ]
+        )
+
+    frames = {
+        # Morpion 5D: level 2 clearly better than level 1; 5T: level 2 clearly worse.
+        "nrpa_levels": pd.concat(
+            [
+                rows("variant=5D", {1: [60, 61, 62, 61], 2: [70, 71, 72, 71]}),
+                rows("variant=5T", {1: [90, 91, 92, 91], 2: [80, 81, 82, 81]}),
+            ]
+        ),
+        # The left move: both levels at the best score in every search.
+        "nrpa_levels_leftmove": rows("depth=60", {2: [60] * 5, 3: [60] * 5}),
+    }
+
+    claims = {c.claim: c for c in nrpa.analyze_levels(FrameContext(frames, tmp_path))}
+    assert claims["Morpion 5D: level 2 beats level 1 (N = 100)"].verdict == AGREES
+    assert claims["Morpion 5T: level 2 beats level 1 (N = 100)"].verdict == DIFFERS
+    ceiling = claims["left move: level 3 beats level 2 (N = 100)"]
+    assert ceiling.verdict == NOT_ENOUGH
+    assert ceiling.ours == "every search of both levels scored 60: no room to beat"
