@@ -1,6 +1,6 @@
 """Verdicts of the claims read from reduced or indirect runs, on small hand-made results whose
 right verdict is known: cut level-3 SameGame searches (lower bounds), forward checking under
-a cap below the paper's, Figs 3-4 of the left move, Fig 8 against Fig 3, equal-time Tables 1-2
+a cap below the paper's, Figs 3-4 of the left move, Fig 8 against Fig 3, equal-time Tables 1-2,
 the 78-move record of the Reflexive paper, and NRPA by level."""
 
 import numpy as np
