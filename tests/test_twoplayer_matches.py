@@ -163,7 +163,7 @@ def test_a_folder_of_another_pairing_is_refused(tmp_path):
         ("player_b.cow=true", "player_b: discount, pod and cow apply to nested playouts"),
         (
             "player_a.speed=2",
-            "unknown key 'player_a.speed' (allowed: backup, c, cow, discount, level",
+            "unknown key 'player_a.speed' (allowed: backup, c, cow, discount, expand, level",
         ),
         ("player_a.c=-1", "player_a: player c must be a finite number >= 0"),
         ("n_matches=0", "n_matches = 0: must be at least 1"),
