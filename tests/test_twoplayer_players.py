@@ -1,5 +1,6 @@
 """Two-player players: the nested player finds wins, discounting orders wins and losses by
-depth, POD and COW save playouts without changing what is found, seeded determinism, matches."""
+depth, POD and COW save playouts without changing what is found, seeded determinism, matches;
+the player without a tree (root=flat) and the tree that keeps its playouts (expand=playout)."""
 
 import numpy as np
 import pytest
