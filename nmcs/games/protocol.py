@@ -56,7 +56,9 @@ class GameKernels(Protocol):
         ``STATE_SIZE``: the length of every state of the game, for a game whose state has a
         fixed size; the searches then copy states with a loop the compiler unrolls
         (``nmcs.search.anytime.state_copier``), which matters for small states (the tree
-        problems' 3-4 entries). Optional constant ``POSITION_SIZE``: the leading state entries
+        problems' 3-4 entries), and nested search compiles its level 1 once with and once
+        without memorization (``nmcs.search.nested.build_nested``), which matters when a
+        playout takes nanoseconds. Optional constant ``POSITION_SIZE``: the leading state entries
         that identify a position, where the rest records how it was reached (Morpion's list of
         legal moves, in an order that depends on the history); beam search's
         ``algo.merge_duplicates`` compares positions on them (default: the whole state)."""

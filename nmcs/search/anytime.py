@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from nmcs.core.clock import now
+from nmcs.search.engine import lowest_served_level
 
 TRACE_SECONDS, TRACE_PLAYOUTS, TRACE_SCORE = 0, 1, 2
 _START, _LAST, _STRIDE, _SINCE = 0, 1, 2, 3
@@ -51,8 +52,14 @@ def state_copier(game):
 def level_dispatch(searches):
     """One jitted ``search(state, level, a, b, c, d, e)`` over per-level searches
     ``searches[k](state, a, b, c, d, e)`` (k = 0: one playout), for the searches whose levels
-    are functions of their own (nested, beam). Each test is inlined (``inline="always"``), so
-    the dispatch is no compiled layer of its own between the entry point and the playouts."""
+    are functions of their own (nested, beam, NRPA). Each test is inlined (``inline="always"``),
+    so the dispatch is no compiled layer of its own between the entry point and the playouts.
+
+    It serves the levels that the engine runs in an entry point compiled for
+    ``len(searches) - 1`` levels (``nmcs.search.engine.lowest_served_level``: levels 0-1, 2, 3
+    or 4 up) and refuses a lower one: a branch for a level no search of the entry runs would be
+    compiled for nothing (a copy of an inlined lower level, seconds of the first run)."""
+    lowest = lowest_served_level(len(searches) - 1)
 
     def over(lower, search, k):
         @njit(inline="always")
@@ -63,14 +70,16 @@ def level_dispatch(searches):
 
         return dispatch
 
-    base = searches[0]
+    base = searches[lowest]
 
     @njit(inline="always")
-    def dispatch0(state, level, a, b, c, d, e):
+    def dispatch_lowest(state, level, a, b, c, d, e):
+        if level < lowest:
+            raise ValueError("level below those this search was compiled for")
         return base(state, a, b, c, d, e)
 
-    dispatch = dispatch0
-    for k in range(1, len(searches)):
+    dispatch = dispatch_lowest
+    for k in range(lowest + 1, len(searches)):
         dispatch = over(dispatch, searches[k], k)
     return dispatch
 

@@ -1,0 +1,60 @@
+"""Which levels an entry point compiles (``nmcs.search.engine``): every level runs in exactly
+one entry, whose level dispatch holds the levels that entry serves and refuses the others; and
+the nested search's level functions, compiled without reference counting, still take a game
+kernel that allocates, whichever of its callers numba types first."""
+
+import types
+
+import numpy as np
+import pytest
+
+from nmcs.games import leftmove
+from nmcs.harness.batch import search_batch
+from nmcs.search.anytime import NO_TARGET
+from nmcs.search.engine import compiled_levels, lowest_served_level
+from nmcs.search.nested import build_nested
+
+
+@pytest.mark.parametrize("max_level", range(1, 7))
+def test_each_entry_serves_exactly_the_levels_sent_to_it(max_level):
+    entries = {compiled_levels(level, max_level) for level in range(max_level + 1)}
+    for levels in entries:
+        sent = [lv for lv in range(max_level + 1) if compiled_levels(lv, max_level) == levels]
+        assert sent == list(range(lowest_served_level(levels), levels + 1))
+
+
+def allocating_leftmove() -> types.ModuleType:
+    """The left move whose playout allocates a scratch array (as SameGame's does) and then
+    plays exactly as the left move's: the same draws, so the same searches."""
+    from numba import njit
+
+    game = types.ModuleType("allocating_leftmove")
+    for name in ("legal_moves", "play", "score", "max_moves", "max_branching", "STATE_SIZE"):
+        setattr(game, name, getattr(leftmove, name))
+    inner = leftmove.playout
+
+    @njit
+    def playout(state, rng, moves, record):
+        scratch = np.zeros(state.shape[0], np.int64)
+        scratch[0] = inner(state, rng, moves, record)
+        return scratch[0]
+
+    game.playout = playout
+    return game
+
+
+def test_level_functions_take_an_allocating_kernel_and_refuse_unserved_levels():
+    # Level 2's own entry: its dispatch reaches the level functions (no reference counting)
+    # before any level-1 code compiled with it, so they are the first to type the playout.
+    new_workspace, nested = build_nested(allocating_leftmove(), 2)
+    state0 = leftmove.make_state(12)
+    ws = new_workspace(state0, np.zeros(2, np.int64))
+    seq = np.zeros(13, np.int32)
+    seeds = np.arange(5, dtype=np.uint64)
+    expected = search_batch("leftmove", state0, seeds, level=2, memorize=True, workers=1)
+    for seed, score in zip(seeds, expected.score, strict=True):
+        state = state0.copy()
+        nested(state, 2, 1, NO_TARGET, np.array([seed], np.uint64), ws, seq)
+        assert state[leftmove.LEFTS] == score
+    with pytest.raises(ValueError, match="level below"):
+        nested(state0.copy(), 1, 1, NO_TARGET, np.array([0], np.uint64), ws, seq)
