@@ -86,6 +86,7 @@ from nmcs.search.anytime import (
     PLAYOUTS,
     level_dispatch,
     record_improvement,
+    refcounted_kernels,
     start_clock,
     state_copier,
     target_score_kernel,
@@ -265,6 +266,12 @@ def build_nrpa(game: Any, levels: int) -> tuple:
     copy_state = state_copier(game)
     target_score = target_score_kernel(game)
 
+    # The search functions below that allocate nothing (the levels, adapt, promote,
+    # cache_steps) are compiled without numba's reference counting (_nrt=False): with it, each
+    # call increfed and decrefed every array of the workspace, and Morpion's level-2 search ran
+    # 2.6 times slower (issue 22's benchmark, results identical).
+    refcounted_kernels(game)
+
     @njit
     def new_workspace(state0, params, stats):
         t = params.level + 2
@@ -380,7 +387,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
         stats[PLAYOUT_MOVES] += played
         return played
 
-    @njit
+    @njit(_nrt=False)  # type: ignore[call-overload]
     def cache_steps(state0, t, seq, length, ws):
         """Replay ``seq`` from ``state0`` and cache, for table ``t``, the slot of every legal
         move's code at every step (inserting missing codes with weight 0, which changes no
@@ -417,7 +424,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
         ws.c_nd[t] = nd
         ws.c_ok[t] = 1
 
-    @njit
+    @njit(_nrt=False)  # type: ignore[call-overload]
     def promote(length, ws):
         """The adaptation cache of table 1 from the recording of the playout just played (the
         level-1 search's new best sequence): its moves' slots as the playout found them. A
@@ -462,7 +469,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
         ws.c_nd[1] = nd
         ws.c_ok[1] = 1
 
-    @njit
+    @njit(_nrt=False)  # type: ignore[call-overload]
     def adapt_overflow(t, length, inv_tau, step, ws):
         """The updates of ``adapt`` when exp(w / tau) overflows or underflows at some step
         (weights beyond about +-700): every probability first, with the largest logit taken
@@ -498,7 +505,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
             vals[t, c_best[t, s]] += step
             u += n
 
-    @njit
+    @njit(_nrt=False)  # type: ignore[call-overload]
     def adapt(state0, t, seq, length, params, ws):
         """Rosin's Adapt of table ``t`` toward ``seq`` played from ``state0``: every
         step's sum of exp(w / tau) with the old weights (first pass), then the updates applied
@@ -572,7 +579,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
         return length
 
     def make_level(lower, k):
-        @njit
+        @njit(_nrt=False)  # type: ignore[call-overload]
         def level_k(state, params, rng, ws, seq, trace):
             copy_table(ws, k, k + 1)
             ws.c_ok[k] = 0
