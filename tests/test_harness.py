@@ -321,7 +321,7 @@ def test_first_compile_is_announced_and_a_cached_load_is_not(tmp_path):
 
     first = stderr_lines()
     assert first[0] == (
-        "compiling leftmove x nested, levels 0-1 (first run only; cached afterwards) ..."
+        "compiling leftmove x nested, level 1 (first run only; cached afterwards) ..."
     )
     assert first[1].startswith("... done in ") and first[1].endswith(" s")
     assert not any("compiling" in line for line in stderr_lines())

@@ -26,7 +26,13 @@ import numpy as np
 from nmcs.core.errors import ConfigError
 from nmcs.games.registry import Game
 from nmcs.games.registry import game as game_record
-from nmcs.search.engine import TRACE_LEN, compiled_levels, new_outputs, run_searches
+from nmcs.search.engine import (
+    TRACE_LEN,
+    compiled_levels,
+    lowest_served_level,
+    new_outputs,
+    run_searches,
+)
 from nmcs.search.entry import compile_entry, entry_point
 from nmcs.search.registry import Algorithm, Settings, algorithm, check
 
@@ -269,7 +275,9 @@ def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, para
     compiled (saying so on stderr) or loaded for these arguments before any search runs."""
     levels = compiled_levels(settings.level, record.max_level)
     run_block = entry_point(game.name, game.kernels, record.build, levels)
-    label = f"{game.name} x {record.name}, levels 0-{levels}"
+    lowest = lowest_served_level(levels)
+    served = f"level {levels}" if lowest == levels else f"levels {lowest}-{levels}"
+    label = f"{game.name} x {record.name}, {served}"
     compile_entry(run_block, label, state0, seeds, params, out)
     return run_block
 

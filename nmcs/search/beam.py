@@ -267,6 +267,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
             # np.int64 rather than literal 0s: numba types a call whose argument starts as a
             # literal once per type, and would compile keep_child and advance twice.
             cur = np.int64(0)
+            # The level as an int64, not the literal k: numba would compile keep_child and
+            # advance once per level (Literal[int](1), (2), ...).
+            lv = np.int64(k)
             # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
             copy_into(bstate[k, cur, 0], state)
             binfo[k, cur, 0, POS] = 0
@@ -322,7 +325,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
                                     play(state, seq[j])
                                 return best_len
                         kept, ties = keep_child(
-                            k,
+                            lv,
                             ws,
                             rng,
                             cur,
@@ -340,7 +343,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
                         order += 1
                 if not moving:
                     break
-                cur = advance(k, ws, rng, cur, kept, width, spec)
+                cur = advance(lv, ws, rng, cur, kept, width, spec)
             # The best game of the final beam (earlier positions win ties).
             best = 0
             for b in range(1, nbeam[k]):

@@ -8,7 +8,7 @@ So for each pair that runs, ``entry_point(...)`` writes a small module into the 
 (``nmcs.search.engine.build_search``) for levels 0 to ``levels`` and runs a block of searches
 in a module-level ``@njit(cache=True, nogil=True)`` function, imports it and returns that
 function (``nmcs.search.engine.run_searches`` runs one block per thread). A pair never run is
-never compiled, nor are the levels above a run's (``engine.compiled_levels``: 1, 2, 3 or 6); a
+never compiled, nor are the levels above a run's (``engine.compiled_levels``: 0, 1, 2, 3 or 6); a
 triple run before loads from the cache in a new process. An entry point is keyed on the
 algorithm's builder, not its name: two algorithms built by one function (``nrpa`` and
 ``gnrpa``) share their compiled code. Threads started from Python rather than numba's
@@ -23,10 +23,11 @@ module is rewritten only when its text changes (a rewrite with the same text wou
 timestamp and throw the cache away).
 
 Saying so: ``compile_entry`` makes the first call of a block of searches (over no search, before
-any runs) and prints ``compiling <game> x <algo>, levels 0-<levels> (first run only; cached
-afterwards) ...`` and ``... done in 9.8 s`` on stderr when numba compiles the entry point, and
-nothing when it loads it from the cache: numba fires its ``numba:compile`` event only for a
-real compilation, after its cache lookup failed.
+any runs) and prints ``compiling <game> x <algo>, level <levels> (first run only; cached
+afterwards) ...`` (``levels 4-6`` for the entry of levels 4 to 6) and ``... done in 9.8 s``
+on stderr when numba compiles the entry point, and nothing when it loads it from the cache:
+numba fires its ``numba:compile`` event only for a real compilation, after its cache lookup
+failed.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def compile_entry(run_block: Callable, label: str, state0, seeds, params, out) -
     """Compile ``run_block`` for these arguments' types, or load it from the cache, before any
     search runs (a call over no search), saying so on stderr when it compiles::
 
-        compiling samegame x nested, levels 0-1 (first run only; cached afterwards) ...
+        compiling samegame x nested, level 1 (first run only; cached afterwards) ...
         ... done in 9.8 s
 
     Nothing is printed when the entry point is already loaded or comes from the cache."""

@@ -391,7 +391,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
 
         return level_k
 
-    searches = [sample, level1]
+    searches = [sample, level1][: levels + 1]  # levels = 0: the level-0 entry, one playout
     for k in range(2, levels + 1):
         searches.append(make_level(searches[-1], k))
     nested = level_dispatch(searches)

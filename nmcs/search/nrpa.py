@@ -581,7 +581,10 @@ def build_nrpa(game: Any, levels: int) -> tuple:
     def make_level(lower, k):
         @njit(_nrt=False)  # type: ignore[call-overload]
         def level_k(state, params, rng, ws, seq, trace):
-            copy_table(ws, k, k + 1)
+            # The table index as an int64, not the literal k: numba would compile copy_table,
+            # adapt and all below it once per level (Literal[int](1), (2), ...).
+            t = np.int64(k)
+            copy_table(ws, t, t + 1)
             ws.c_ok[k] = 0
             child = ws.states[k]
             cand = ws.cand[k]
@@ -612,7 +615,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
                         break
                 if ws.ctl[CTL_CUT] != 0.0 or it == params.iterations - 1:
                     break
-                adapt(state, k, best, best_len, params, ws)
+                adapt(state, t, best, best_len, params, ws)
             for j in range(best_len):
                 seq[j] = best[j]
                 play(state, best[j])
