@@ -65,10 +65,12 @@ class Context:
     def tables(self) -> Path:
         return self.outputs / "tables" / ("" if self.published else self.scale)
 
-    def results(self, experiment):
-        """All searches of an experiment at this scale, each once (empty if it was not run)."""
+    def results(self, experiment, columns=None):
+        """All searches of an experiment at this scale, each once (empty if it was not run);
+        only ``columns`` (and the identity columns) where given: a published left-move
+        experiment expands to millions of rows, and every column costs its copy."""
         folder = self.results_dir / experiment
-        df = experiment_results(folder)
+        df = experiment_results(folder, columns)
         unfinished = sorted(
             p.parent.name
             for p in folder.glob("*/meta.json")

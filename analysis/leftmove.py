@@ -36,6 +36,10 @@ MEMORIZED_THEORY_MAX_DEPTH = 20
 MEMORIZED_THEORY = "nmcs.theory.leftmove_memorized"
 
 
+# What the score analyses read of a search: the published cells of 100,000 searches expand to
+# 12 million rows (nmcs.read_results), so reading the rest (traces, options) cost 20 s.
+SCORE_COLUMNS = ["experiment", "level", "depth", "memorize", "memorize_from", "score"]
+
 def exact_best_probability(depth, level, memorize_from):
     """The exact P(best score) of a left-move cell: the dynamic programme when no level
     memorizes (``memorize_from`` None or above the level), any depth; the memorized law of
@@ -171,7 +175,7 @@ def plot_distributions(results, title, theory):
 
 def analyze_distributions(ctx: Context, experiment: str = "leftmove_distributions") -> list[Claim]:
     """Figs 3 and 4, the goodness-of-fit table, and the 1.02 % claim."""
-    df = ctx.results(experiment)
+    df = ctx.results(experiment, SCORE_COLUMNS)
     if df.empty:
         return []
     paper = paper_values("leftmove")
@@ -307,7 +311,7 @@ def analyze_best_probability(
     ctx: Context, experiment: str = "leftmove_best_probability"
 ) -> list[Claim]:
     """P(best score) per level and depth, with and without memorization, beside theory."""
-    df = ctx.results(experiment)
+    df = ctx.results(experiment, SCORE_COLUMNS)
     if df.empty:
         return []
     df = df[df["memorize_from"] == 1]  # every level memorizes (see analyze_memorize_from)
@@ -429,7 +433,7 @@ def analyze_best_probability(
 def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
     """P(best score) of a memorized level-3 search when only the levels from ``memorize_from``
     up memorize: the paper's 0.80 at depth 9 against each reading of its pseudo-code."""
-    df = ctx.results(experiment)
+    df = ctx.results(experiment, SCORE_COLUMNS)
     if df.empty:
         return []
     rows = []

@@ -173,6 +173,22 @@ def _typed(values: pd.Series) -> pd.Series:
     return values.astype(object).where(_has_value(values), None)
 
 
+def _expand_counts(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per search of a frame whose rows carry a ``count``. Text columns are repeated as
+    references to the same Python strings (object dtype): numpy repeats pointers, where a take
+    on arrow strings copies every byte (the published left-move cells, 12 million rows: 9.6 s
+    to expand, 3.9 s now, and their analysis 50 s to 23 s)."""
+    rows = np.repeat(np.arange(len(df)), df["count"].to_numpy())
+    columns = {}
+    for name in df.columns.drop("count"):
+        values = df[name]
+        if isinstance(values.dtype, pd.StringDtype) or values.dtype == object:
+            columns[name] = pd.Series(values.to_numpy(dtype=object)[rows], dtype=object)
+        else:
+            columns[name] = values.take(rows).reset_index(drop=True)
+    return pd.DataFrame(columns)
+
+
 def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
     present: set[str] = set()
     options: list[str] | None = None  # the algo_<key> columns asked for (None: every one)
@@ -191,7 +207,7 @@ def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
         columns.append("count")
     df = pd.read_parquet(path, columns=columns)
     if "count" in df.columns:  # a published cell of many searches, stored as counts
-        df = df.loc[df.index.repeat(df["count"])].drop(columns="count").reset_index(drop=True)
+        df = _expand_counts(df)
     for key, value in ADDED_COLUMNS.items():
         if key not in df.columns:
             df[key] = value
@@ -212,8 +228,9 @@ def read_results(paths: Iterable[Path], columns: list[str] | None = None) -> pd.
     if not parts:
         return pd.DataFrame()
     df = pd.concat(parts, ignore_index=True)
-    counted = df["search"] < 0  # from counts: no index to compare
-    repeated = df.duplicated(list(IDENTITY_COLUMNS)) & ~counted
+    counted = (df["search"] < 0).to_numpy()  # from counts: no index to compare
+    repeated = np.zeros(len(df), bool)
+    repeated[~counted] = df.loc[~counted, list(IDENTITY_COLUMNS)].duplicated().to_numpy()
     return df[~repeated].reset_index(drop=True)
 
 
