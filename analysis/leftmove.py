@@ -40,6 +40,7 @@ MEMORIZED_THEORY = "nmcs.theory.leftmove_memorized"
 # 12 million rows (nmcs.read_results), so reading the rest (traces, options) cost 20 s.
 SCORE_COLUMNS = ["experiment", "level", "depth", "memorize", "memorize_from", "score"]
 
+
 def exact_best_probability(depth, level, memorize_from):
     """The exact P(best score) of a left-move cell: the dynamic programme when no level
     memorizes (``memorize_from`` None or above the level), any depth; the memorized law of

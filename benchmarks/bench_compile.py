@@ -16,8 +16,9 @@ compare; run it pinned to one core (``taskset -c 1``) to measure the single-core
 ``--repo`` times another checkout (e.g. the code before a change) with the same commands.
 
 Without ``--pairs``: level 1 of every pair that the registries accept (every algorithm on
-every built-in one-player game it takes), then level 2 (levels up to 3 compiled) of the
-level-structured algorithms on the games the issue measured. Takes several minutes.
+every built-in one-player game it takes), then level 2 of the
+level-structured algorithms on the games the issue measured (NRPA and beam search included),
+and two level-0 entries. Takes several minutes.
 """
 
 import argparse
@@ -40,7 +41,17 @@ EXTRA = {
     "fc": ["budget.playouts=1000"],
     "reflexive": ["algo.games=[100]"],
 }
-EXTRA_LEVEL2 = ["leftmove:nested:2", "samegame:nested:2", "morpion:nested:2", "morpion:beam:2"]
+EXTRA_LEVEL2 = [
+    "leftmove:nested:2",
+    "samegame:nested:2",
+    "morpion:nested:2",
+    "morpion:beam:2",
+    "leftmove:beam:2",
+    "morpion:nrpa:2",
+    "samegame:nrpa:2",
+    "samegame:nested:0",
+    "morpion:nrpa:0",
+]
 
 
 def default_pairs() -> list[str]:

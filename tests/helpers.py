@@ -59,7 +59,7 @@ class FrameContext:
         self.frames, self.scale = frames, scale
         self.figures, self.tables = folder / "figures", folder / "tables"
 
-    def results(self, experiment):
+    def results(self, experiment, columns=None):
         import pandas as pd  # noqa: PLC0415 - only the analysis tests need it
 
         if isinstance(self.frames, pd.DataFrame):
