@@ -77,6 +77,7 @@ from nmcs.search.anytime import (
     RestartWorkspace,
     build_restarts,
     level_dispatch,
+    playout_caller,
     refcounted_kernels,
     start_clock,
     state_copier,
@@ -135,7 +136,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
-    playout = game.playout
+    playout = playout_caller(game)  # record: a constant only for STATE_SIZE games
     max_moves = game.max_moves
     max_branching = game.max_branching
     copy_into = state_copier(game)

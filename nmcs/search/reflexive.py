@@ -65,7 +65,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from nmcs.search.anytime import NO_SCORE, PLAYOUT_MOVES, PLAYOUTS, copy_into
+from nmcs.search.anytime import NO_SCORE, PLAYOUT_MOVES, PLAYOUTS, copy_into, playout_caller
 from nmcs.search.nested import MAX_LEVEL
 from nmcs.search.registry import Algorithm, Settings, register
 
@@ -79,7 +79,7 @@ def build_reflexive(game):
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
-    playout = game.playout
+    playout = playout_caller(game)  # record: a constant only for STATE_SIZE games
     max_moves = game.max_moves
     max_branching = game.max_branching
 

@@ -66,6 +66,7 @@ from nmcs.search.anytime import (
     PLAYOUT_MOVES,
     PLAYOUTS,
     copy_into,
+    playout_caller,
     record_improvement,
     start_clock,
     time_is_up,
@@ -83,7 +84,7 @@ def build_uct(game):
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
-    playout = game.playout
+    playout = playout_caller(game)  # record: a constant only for STATE_SIZE games
     max_moves = game.max_moves
     max_branching = game.max_branching
 
