@@ -61,5 +61,8 @@ class GameKernels(Protocol):
         playout takes nanoseconds. Optional constant ``POSITION_SIZE``: the leading state entries
         that identify a position, where the rest records how it was reached (Morpion's list of
         legal moves, in an order that depends on the history); beam search's
-        ``algo.merge_duplicates`` compares positions on them (default: the whole state)."""
+        ``algo.merge_duplicates`` compares positions on them (default: the whole state).
+        Optional constant ``RECORD_AT_RUN_TIME``: True to have the searches pass ``record`` as
+        a run-time bool rather than a literal, so that a long playout compiles once
+        (``nmcs.search.anytime.playout_caller``; SameGame)."""
         ...

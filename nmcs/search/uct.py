@@ -84,7 +84,7 @@ def build_uct(game):
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
-    playout = playout_caller(game)  # record: a constant only for STATE_SIZE games
+    playout = playout_caller(game)  # record: a literal unless the game says otherwise
     max_moves = game.max_moves
     max_branching = game.max_branching
 

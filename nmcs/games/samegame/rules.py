@@ -76,6 +76,9 @@ EMPTY = -1
 CLEAR_BONUS = 1000
 MAX_SIDE = 64
 MAX_COLORS = 20
+# The searches pass the playout's ``record`` flag as a run-time bool, not a literal (see
+# ``nmcs.search.anytime.playout_caller``): one compiled playout instead of two.
+RECORD_AT_RUN_TIME = True
 
 
 # ---------------------------------------------------------------------------------------------
