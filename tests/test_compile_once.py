@@ -49,3 +49,34 @@ def test_search_functions_compile_once_per_argument_type(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     twice = json.loads(proc.stdout.strip().splitlines()[-1])
     assert twice == [], "compiled once with a literal and once without:\n" + "\n".join(twice)
+
+
+def test_a_game_may_take_the_playout_record_flag_at_run_time():
+    """``RECORD_AT_RUN_TIME``: the searches' calls with record True and False compile the
+    game's playout once (a run-time bool); without it, once per literal (two specialisations)."""
+    import types
+
+    import numpy as np
+    from numba import njit
+
+    from nmcs.search.anytime import playout_caller
+
+    def signatures(at_run_time: bool) -> list:
+        @njit
+        def playout(state, rng, moves, record):
+            if record:
+                moves[0] = 1
+            return 1
+
+        game = types.SimpleNamespace(playout=playout, RECORD_AT_RUN_TIME=at_run_time)
+        run_playout = playout_caller(game)
+
+        @njit
+        def search(state, rng, moves):
+            return run_playout(state, rng, moves, True) + run_playout(state, rng, moves, False)
+
+        search(np.zeros(1, np.int32), np.zeros(1, np.uint64), np.zeros(1, np.int32))
+        return playout.signatures
+
+    assert len(signatures(True)) == 1
+    assert len(signatures(False)) == 2
