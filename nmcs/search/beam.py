@@ -409,7 +409,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
                 pos = binfo[k, cur, parent, POS]
                 length = cinfo[k, bc, CLEN]
                 copy_into(dst_state, bstate[k, cur, parent])
-                play(dst_state, cinfo[k, bc, MOVE])
+                play(dst_state, np.int32(cinfo[k, bc, MOVE]))  # int32: play compiles once
                 for j in range(pos):
                     dst_seq[j] = bseq[k, cur, parent, j]
                 dst_seq[pos] = cinfo[k, bc, MOVE]
