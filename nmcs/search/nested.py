@@ -279,8 +279,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
                                 return best_end
                             # The best child of this step, and its playout.
                             seq[played] = step_move
-                            # int32 like every other move played: an int64 compiles play twice
-                            play(state, np.int32(step_move))
+                            play(state, step_move)
                             aux[0] = step_rng
                             return played + 1 + playout(state, aux, seq[played + 1 :], True)
                 if not memorizes:
