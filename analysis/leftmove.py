@@ -37,7 +37,8 @@ MEMORIZED_THEORY = "nmcs.theory.leftmove_memorized"
 
 
 # What the score analyses read of a search: the published cells of 100,000 searches expand to
-# 12 million rows (nmcs.read_results), so reading the rest (traces, options) cost 20 s.
+# 12 million rows (nmcs.read_results), and reading the rest too (traces, options) made
+# `python -m analysis --from results/paper` take 38 s instead of 24 s.
 SCORE_COLUMNS = ["experiment", "level", "depth", "memorize", "memorize_from", "score"]
 
 
