@@ -41,7 +41,7 @@ EXTRA = {
     "fc": ["budget.playouts=1000"],
     "reflexive": ["algo.games=[100]"],
 }
-EXTRA_LEVEL2 = [
+EXTRA_PAIRS = [
     "leftmove:nested:2",
     "samegame:nested:2",
     "morpion:nested:2",
@@ -67,7 +67,7 @@ def default_pairs() -> list[str]:
         for game in one_player:
             if record.games is None or game in record.games:
                 pairs.append(f"{game}:{algo}:1")
-    return pairs + EXTRA_LEVEL2
+    return pairs + EXTRA_PAIRS
 
 
 def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
