@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from nmcs.games import leftmove
-from nmcs.harness.batch import search_batch
+from nmcs.harness.batch import entry_levels, search_batch
 from nmcs.search.anytime import NO_TARGET
 from nmcs.search.engine import compiled_levels, lowest_served_level
+from nmcs.search import registry
 from nmcs.search.nested import build_nested
 
 
@@ -21,6 +22,20 @@ def test_each_entry_serves_exactly_the_levels_sent_to_it(max_level):
     for levels in entries:
         sent = [lv for lv in range(max_level + 1) if compiled_levels(lv, max_level) == levels]
         assert sent == list(range(lowest_served_level(levels), levels + 1))
+
+
+def test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all():
+    # Reflexive search, UCT and forward checking take ``levels`` and ignore it: one entry
+    # point each (a sweep over levels 0-3 compiled reflexive search four times).
+    one_entry = {name for name in registry.names() if not registry.algorithm(name).per_level}
+    assert one_entry == {"reflexive", "uct", "fc"}
+    for name in registry.names():
+        record = registry.algorithm(name)
+        levels = [entry_levels(record, level) for level in range(record.max_level + 1)]
+        if record.per_level:
+            assert levels == [compiled_levels(lv, record.max_level) for lv in range(len(levels))]
+        else:
+            assert set(levels) == {record.max_level}
 
 
 def allocating_leftmove() -> types.ModuleType:

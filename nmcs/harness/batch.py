@@ -270,14 +270,21 @@ def checked_seeds(seeds: Any) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.uint64)
 
 
+def entry_levels(record: Algorithm, level: int) -> int:
+    """The ``levels`` of the entry point that runs ``record`` at ``level``: its level bracket
+    (``compiled_levels``), or ``max_level`` for every level of an algorithm whose build ignores
+    its levels (``Algorithm.per_level``)."""
+    return compiled_levels(level, record.max_level) if record.per_level else record.max_level
+
+
 def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, params, out) -> Any:
     """The compiled entry point that runs ``record`` on ``game`` at ``settings.level``,
     compiled (saying so on stderr) or loaded for these arguments before any search runs."""
-    levels = compiled_levels(settings.level, record.max_level)
+    levels = entry_levels(record, settings.level)
     run_block = entry_point(game.name, game.kernels, record.build, levels)
     lowest = lowest_served_level(levels)
     served = f"level {levels}" if lowest == levels else f"levels {lowest}-{levels}"
-    label = f"{game.name} x {record.name}, {served}"
+    label = f"{game.name} x {record.name}" + (f", {served}" if record.per_level else "")
     compile_entry(run_block, label, state0, seeds, params, out)
     return run_block
 

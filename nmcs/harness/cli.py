@@ -21,6 +21,7 @@ from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.errors import MissingConfigException, OverrideParseException
+from hydra.plugins.sweeper import Sweeper
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
@@ -181,6 +182,8 @@ def preflight(argv: Sequence[str]) -> None:
             # A Dask scheduler must answer now, not after the cell's folder is made.
             for address in addresses:
                 check_scheduler(address)
+            if len(cells) <= MAX_CHECKED_CELLS:
+                _skip_hydras_batch_check()
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
@@ -188,6 +191,22 @@ def preflight(argv: Sequence[str]) -> None:
     # find it in the on-disk cache instead of compiling (and writing the cache) at once.
     for cell in first_cells.values():
         cell.warm_up()
+
+
+def _skip_hydras_batch_check() -> None:
+    """Hydra's basic sweeper composes every job of a batch once more before launching it
+    (``Sweeper.validate_batch_is_legal``), only to catch composition errors early. When the
+    pre-flight check has just composed and validated every cell, that third compose of each
+    cell (about 0.08 s each, a fifth of a 30-cell quick sweep) finds nothing new, so the basic
+    sweeper skips it; another sweeper (a plugin's) still checks its own jobs. The base class is
+    patched because Hydra loads its core plugins' modules afresh when it scans for plugins."""
+    check = Sweeper.validate_batch_is_legal
+
+    def checked_by_preflight(self: Sweeper, batch: Sequence[Sequence[str]]) -> None:
+        if type(self).__name__ != "BasicSweeper":
+            check(self, batch)
+
+    Sweeper.validate_batch_is_legal = checked_by_preflight  # type: ignore[method-assign]
 
 
 def run_job(cfg: DictConfig) -> None:

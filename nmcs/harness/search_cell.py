@@ -38,6 +38,7 @@ from nmcs.harness.batch import (
     BatchResult,
     algo_options_string,
     api_options,
+    entry_levels,
     run_batch,
     seeds_for,
     warm_up,
@@ -145,7 +146,8 @@ class SearchCell:
 
     def compile_key(self) -> tuple:
         """Cells with the same key share one compiled entry point."""
-        return ("searches", self.game.name, self.algo.name, self.settings.level)
+        levels = entry_levels(self.algo, self.settings.level)
+        return ("searches", self.game.name, self.algo.build, levels)
 
     def schedulers(self) -> tuple[str, ...]:
         """The Dask scheduler the cell's searches need (``parallel.address``), if any: the

@@ -24,7 +24,8 @@ timestamp and throw the cache away).
 
 Saying so: ``compile_entry`` makes the first call of a block of searches (over no search, before
 any runs) and prints ``compiling <game> x <algo>, level <levels> (first run only; cached
-afterwards) ...`` (``levels 4-6`` for the entry of levels 4 to 6) and ``... done in 9.8 s``
+afterwards) ...`` (``levels 4-6`` for the entry of levels 4 to 6; no level for an algorithm
+whose one entry point serves every level, ``Algorithm.per_level``) and ``... done in 9.8 s``
 on stderr when numba compiles the entry point, and nothing when it loads it from the cache:
 numba fires its ``numba:compile`` event only for a real compilation, after its cache lookup
 failed.

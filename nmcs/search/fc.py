@@ -91,5 +91,6 @@ FC = register(
         build=build_fc_search,
         needs_budget=True,
         games=("sudoku",),
+        per_level=False,
     )
 )

@@ -29,6 +29,11 @@ A record says::
     stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
                   game's target score); False: refuses ``stop_at_target=false``
     max_level     the largest ``level`` it takes
+    per_level     True: ``build`` compiles only the levels it is asked for, so each level
+                  bracket has its own entry point (``nmcs.search.engine.compiled_levels``);
+                  False: ``build`` ignores ``levels`` and one entry point serves every level
+                  (reflexive search, UCT, forward checking: compiling one per level would
+                  compile the same code again)
 
 ``settings`` (``Settings``) are the top-level keys every algorithm may read: level, memorize
 and the budget.
@@ -92,6 +97,7 @@ class Algorithm:
     games: tuple[str, ...] | None = None
     stop_rule: bool = False
     max_level: int = 6
+    per_level: bool = True
 
     def option_names(self) -> list[str]:
         """The ``algo.*`` keys (the config's fields without ``name``)."""
