@@ -72,7 +72,7 @@ def test_quick_experiments_write_cells_summaries_tables_figures_and_claims(quick
     # claim 1 (2 readings of "best" x one table, normal, misere), claim 2 (2 readings of the
     # classes x one table, two splits, the assignment), claim 3 (pooled x 3, by version).
     assert len(claims) == 6 + 8 + 4, claims
-    assert all(line.startswith("| at 20 ms (this scale's longest) on 5x5, ") for line in claims)
+    assert all(line.startswith("| at 10 ms (this scale's longest) on 5x5, ") for line in claims)
     # 4 matches a cell decide nothing version by version under the one-table readings.
     one_table = [c for c in claims if "[reading (a)" in c and "is worse than" not in c]
     assert len(one_table) == 4
