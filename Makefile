@@ -28,9 +28,9 @@ reproduce-quick: $(STAMP)
 	$(PY) -m analysis --scale quick
 
 # Both cores (pytest-xdist), a test file per worker: a file's module fixtures (quick
-# experiments) run once.
+# experiments) run once; the slowest files first (tests/conftest.py), in that order.
 test: $(STAMP)
-	$(PY) -m pytest -q -n auto --dist loadfile
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 figures: $(STAMP)
 	$(PY) -m analysis
