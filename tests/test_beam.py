@@ -169,21 +169,21 @@ def test_the_returned_game_is_complete_and_scores_as_played():
 
 
 @pytest.mark.parametrize(
-    "name,options,level,widths,budget",
+    "name,options,level,widths,budget,n",
     [
-        ("leftmove", {"depth": 30}, 2, [3, 2], 100),
-        ("leftmove", {"depth": 30}, 3, [2, 2, 2], 777),
-        ("morpion", {}, 2, [2, 2], 150),
+        ("leftmove", {"depth": 30}, 2, [3, 2], 100, 7),
+        ("leftmove", {"depth": 30}, 3, [2, 2, 2], 777, 7),
+        ("morpion", {}, 2, [2, 2], 150, 3),  # each search runs three times: 3 s of the suite
     ],
 )
-def test_a_playout_budget_cuts_the_search_at_that_playout(name, options, level, widths, budget):
+def test_a_playout_budget_cuts_the_search_at_that_playout(name, options, level, widths, budget, n):
     """``budget.playouts`` cuts a beam search at that playout, at every level, and the search
     returns the best complete game it found: one that replays to its score, at least as good
     as every playout it ran before (so at least the first search's own first playout), and
     the whole search's game when the budget is larger than the search."""
     game = game_module(name)
     state0 = game.make_state(**options)
-    seeds = search_seeds(4, 0, 7)
+    seeds = search_seeds(4, 0, n)
     full = search_batch(name, state0, seeds, algo="beam", level=level, beam=widths)
     cut = search_batch(
         name, state0, seeds, algo="beam", level=level, beam=widths, max_playouts=budget
