@@ -1,12 +1,12 @@
 """The order in which `make test` hands test files to its workers: the slowest first.
 
 `make test` runs the files on two workers (pytest-xdist, ``--dist loadfile
---no-loadscope-reorder``), each file on one worker, handed out in collection order as workers
-free up. Longest first keeps the two workers busy to the end; xdist's own default order (most
-tests first) left files of one slow end-to-end test, such as the NRPA experiments (about a
-minute on a cold cache), for the end while the other worker idled. The list comes from
-``pytest --durations=0`` on a fresh clone (cold numba cache, 2026-11-27); a file missing from
-it runs after these, in the usual order, so a stale list costs time, never a test.
+--no-loadscope-reorder``, an option since pytest-xdist 3.8), each file on one worker, handed
+out in collection order as workers free up. Longest first keeps the two workers busy to the
+end; xdist's own default order (most tests first) left files of one slow end-to-end test, such
+as the NRPA experiments (about a minute on a cold cache), for the end while the other worker
+idled. The list comes from ``pytest --durations=0`` (2026-11-27); a file missing from it runs
+after these, in the usual order, so a stale list costs time, never a test.
 """
 
 SLOWEST_FIRST = (
