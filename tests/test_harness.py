@@ -325,3 +325,24 @@ def test_first_compile_is_announced_and_a_cached_load_is_not(tmp_path):
     )
     assert first[1].startswith("... done in ") and first[1].endswith(" s")
     assert not any("compiling" in line for line in stderr_lines())
+
+
+def test_after_the_preflight_hydras_basic_sweeper_composes_no_job_again(monkeypatch):
+    """The pre-flight check composes and validates every cell; Hydra's basic sweeper then skips
+    its own compose of each job (``validate_batch_is_legal``), any other sweeper keeps it."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.plugins.sweeper import Sweeper
+
+    from nmcs.harness import cli
+
+    checked = []
+    monkeypatch.setattr(Sweeper, "validate_batch_is_legal", lambda self, batch: checked.append(1))
+    cli._skip_hydras_batch_check()
+
+    class OtherSweeper(BasicSweeper):
+        pass
+
+    BasicSweeper(max_batch_size=None, params=None).validate_batch_is_legal([["level=1"]])
+    assert checked == []
+    OtherSweeper(max_batch_size=None, params=None).validate_batch_is_legal([["level=1"]])
+    assert checked == [1]
