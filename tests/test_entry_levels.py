@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from nmcs.games import leftmove
-from nmcs.harness.batch import entry_levels, search_batch
+from nmcs.harness.batch import search_batch
 from nmcs.search import registry
 from nmcs.search.anytime import NO_TARGET
-from nmcs.search.engine import compiled_levels, lowest_served_level
+from nmcs.search.engine import compiled_levels, entry_levels, lowest_served_level
 from nmcs.search.nested import build_nested
 
 

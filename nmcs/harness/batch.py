@@ -28,7 +28,7 @@ from nmcs.games.registry import Game
 from nmcs.games.registry import game as game_record
 from nmcs.search.engine import (
     TRACE_LEN,
-    compiled_levels,
+    entry_levels,
     lowest_served_level,
     new_outputs,
     run_searches,
@@ -268,13 +268,6 @@ def checked_seeds(seeds: Any) -> np.ndarray:
     if array.size and array.min() < 0:
         raise ConfigError("seeds: must be integers >= 0")
     return np.ascontiguousarray(array, dtype=np.uint64)
-
-
-def entry_levels(record: Algorithm, level: int) -> int:
-    """The ``levels`` of the entry point that runs ``record`` at ``level``: its level bracket
-    (``compiled_levels``), or ``max_level`` for every level of an algorithm whose build ignores
-    its levels (``Algorithm.per_level``)."""
-    return compiled_levels(level, record.max_level) if record.per_level else record.max_level
 
 
 def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, params, out) -> Any:

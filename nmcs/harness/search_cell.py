@@ -38,7 +38,6 @@ from nmcs.harness.batch import (
     BatchResult,
     algo_options_string,
     api_options,
-    entry_levels,
     run_batch,
     seeds_for,
     warm_up,
@@ -48,6 +47,7 @@ from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_op
 from nmcs.harness.results import ADDED_KEYS, without_added_defaults
 from nmcs.harness.schema import Config
 from nmcs.search import registry as algorithms
+from nmcs.search.engine import entry_levels
 from nmcs.search.registry import Algorithm, Settings
 
 # Keys that change how a cell is computed, or how many of its searches, but not their results.

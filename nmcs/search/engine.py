@@ -15,7 +15,7 @@ one row per search.
 """
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -85,6 +85,13 @@ def compiled_levels(level: int, max_level: int) -> int:
         if level <= levels:
             return min(levels, max_level)
     return max_level
+
+
+def entry_levels(record: Any, level: int) -> int:
+    """The ``levels`` of the entry point that runs the algorithm ``record`` (a registry
+    record) at ``level``: its level bracket (``compiled_levels``), or ``max_level`` for every
+    level of an algorithm whose build ignores its levels (``Algorithm.per_level``)."""
+    return compiled_levels(level, record.max_level) if record.per_level else record.max_level
 
 
 def lowest_served_level(levels: int) -> int:
