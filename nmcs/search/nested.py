@@ -122,7 +122,9 @@ CTL_SIZE = 7
 
 
 @functools.cache
-def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
+def build_nested(
+    game, levels: int = MAX_LEVEL, budgeted: bool = False, lowest: int | None = None
+):
     """Jitted nested search functions specialised to ``game``'s kernels, for levels 0 to
     ``levels`` (each level is a function of its own, so unused levels are not compiled; built
     once per game, levels, budget and process). ``budgeted``: the searches can be cut short by
@@ -395,7 +397,7 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     searches = [sample, level1][: levels + 1]  # levels = 0: the level-0 entry, one playout
     for k in range(2, levels + 1):
         searches.append(make_level(searches[-1], k))
-    nested = level_dispatch(searches)
+    nested = level_dispatch(searches, lowest)
 
     return new_workspace, nested
 
@@ -458,9 +460,10 @@ def iterative_params(options, settings, kernels, state0):
     )
 
 
-def build_nested_search(game, levels: int):
-    """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``)."""
-    new_nested_workspace, nested = build_nested(game, levels)
+def build_nested_search(game, levels: int, lowest: int | None = None):
+    """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``);
+    ``lowest``: the lowest level the dispatch serves (``nmcs.search.engine.entry_levels``)."""
+    new_nested_workspace, nested = build_nested(game, levels, lowest=lowest)
     target_score = target_score_kernel(game)
 
     @njit
@@ -475,10 +478,11 @@ def build_nested_search(game, levels: int):
     return new_workspace, run
 
 
-def build_iterative_search(game, levels: int):
+def build_iterative_search(game, levels: int, lowest: int | None = None):
     """``(new_workspace, run)`` of algo=iterative for the engine: nested searches restarted
-    (``build_restarts``), the one under way cut short when the budget is spent."""
-    new_nested_workspace, nested = build_nested(game, levels, budgeted=True)
+    (``build_restarts``), the one under way cut short when the budget is spent; ``lowest`` as
+    in ``build_nested_search``."""
+    new_nested_workspace, nested = build_nested(game, levels, budgeted=True, lowest=lowest)
     target_score = target_score_kernel(game)
 
     @njit
@@ -487,7 +491,7 @@ def build_iterative_search(game, levels: int):
         # cont has max moves + 1 entries, the length of any move-sequence buffer.
         return RestartWorkspace(nws, stats, np.empty_like(state0), np.empty_like(nws.cont))
 
-    @njit
+    @njit(inline="always")
     def begin(params, ws, clock):
         ctl = ws.inner.ctl
         for j in range(CTL_CLOCK):  # a loop: a slice assignment compiles for 2 s
@@ -496,7 +500,7 @@ def build_iterative_search(game, levels: int):
         ctl[CTL_PLAYOUTS] = params.max_playouts
         ctl[CTL_CUT] = 0.0
 
-    @njit
+    @njit(inline="always")  # no compiled layer between the restarts and the search
     def once(state, params, rng, ws, seq):
         target = target_score(state) if params.stop_at_target else NO_TARGET
         length = nested(state, params.level, params.memorize, target, rng, ws.inner, seq)
