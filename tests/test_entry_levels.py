@@ -1,8 +1,7 @@
 """Which levels an entry point compiles (``nmcs.search.engine``): every level runs in exactly
-one entry, whose level dispatch holds the levels that entry serves and refuses the others; the
-levels of a sweep share one entry, with the same results seed for seed; and the nested search's
-level functions, compiled without reference counting, still take a game kernel that allocates,
-whichever of its callers numba types first."""
+one entry, whose level dispatch holds the levels that entry serves and refuses the others; and
+the nested search's level functions, compiled without reference counting, still take a game
+kernel that allocates, whichever of its callers numba types first."""
 
 import types
 
@@ -10,17 +9,10 @@ import numpy as np
 import pytest
 
 from nmcs.games import leftmove
-from nmcs.harness import batch
 from nmcs.harness.batch import search_batch
 from nmcs.search import registry
 from nmcs.search.anytime import NO_TARGET
-from nmcs.search.engine import (
-    EntryLevels,
-    compiled_levels,
-    entry_levels,
-    lowest_served_level,
-    serves_level_ranges,
-)
+from nmcs.search.engine import compiled_levels, entry_levels, lowest_served_level
 from nmcs.search.nested import build_nested
 
 
@@ -39,61 +31,11 @@ def test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all():
     assert one_entry == {"reflexive", "uct", "fc"}
     for name in registry.names():
         record = registry.algorithm(name)
-        levels = [entry_levels(record, level).levels for level in range(record.max_level + 1)]
+        levels = [entry_levels(record, level) for level in range(record.max_level + 1)]
         if record.per_level:
             assert levels == [compiled_levels(lv, record.max_level) for lv in range(len(levels))]
         else:
             assert set(levels) == {record.max_level}
-            assert entry_levels(record, 2, sweep=(0, 2)) == entry_levels(record, 2)
-
-
-def test_the_levels_of_a_sweep_share_one_entry_point():
-    nested = registry.algorithm("nested")
-    assert entry_levels(nested, 2) == EntryLevels(2, 2)
-    for level in range(4):
-        assert entry_levels(nested, level, sweep=(0, 1, 2, 3)) == EntryLevels(0, 3)
-    assert entry_levels(nested, 5, sweep=(1, 5)) == EntryLevels(1, 6)
-    assert entry_levels(nested, 4, sweep=(4, 6)) == EntryLevels(4, 6)  # one bracket
-    # A level the sweep does not run (a later call from Python) keeps its own entry.
-    assert entry_levels(nested, 2, sweep=(0, 3)) == EntryLevels(2, 2)
-    # Every builder of the package serves ranges; one that takes no ``lowest`` (a plugin's,
-    # written before) keeps one entry per bracket.
-    for name in ("nested", "iterative", "beam", "iterative_beam", "nrpa", "gnrpa"):
-        assert serves_level_ranges(registry.algorithm(name).build), name
-    def build_without_lowest(game, levels):
-        return None
-
-    plugin = types.SimpleNamespace(per_level=True, max_level=6, build=build_without_lowest)
-    assert not serves_level_ranges(plugin.build)
-    assert entry_levels(plugin, 2, sweep=(0, 2)) == EntryLevels(2, 2)
-
-
-def test_a_sweeps_shared_entry_point_gives_the_searches_of_each_levels_own(monkeypatch):
-    # One algorithm: the dispatch is the same function for all (the other entries cost
-    # compile time of the suite).
-    state0 = leftmove.make_state(10)
-    seeds = np.arange(4, dtype=np.uint64)
-    alone = [search_batch("leftmove", state0, seeds, level=lv, workers=1) for lv in range(4)]
-    # What run.py's pre-flight check records for `-m level=0,1,2,3` (the quick experiments
-    # of test_harness.py compile the same entry point).
-    record = registry.algorithm("nested")
-    monkeypatch.setenv(batch.SWEEP_LEVELS_ENV, "")  # restored after the test
-    batch.publish_sweep_levels(("leftmove", record, lv) for lv in range(4))
-    assert batch.sweep_levels("leftmove", record) == (0, 1, 2, 3)
-    for lv in range(4):
-        shared = search_batch("leftmove", state0, seeds, level=lv, workers=1)
-        for column in ("score", "length", "playouts", "playout_moves"):
-            assert np.array_equal(getattr(shared, column), getattr(alone[lv], column)), column
-        for a, b in zip(shared.moves, alone[lv].moves, strict=True):
-            assert np.array_equal(a, b)
-
-
-def test_a_malformed_sweep_table_is_one_clear_error(monkeypatch):
-    from nmcs.core.errors import ConfigError
-
-    monkeypatch.setenv(batch.SWEEP_LEVELS_ENV, "[1, 2]")
-    with pytest.raises(ConfigError, match="NMCS_SWEEP_LEVELS: must be a JSON object"):
-        batch.sweep_levels("leftmove", registry.algorithm("nested"))
 
 
 def allocating_leftmove() -> types.ModuleType:

@@ -327,28 +327,6 @@ def test_first_compile_is_announced_and_a_cached_load_is_not(tmp_path):
     assert not any("compiling" in line for line in stderr_lines())
 
 
-def test_the_preflight_gives_a_sweeps_levels_one_entry_point(monkeypatch):
-    """``run.py -m level=0,1,2,3``: the pre-flight check records the levels each (game,
-    algorithm) runs, and warms one entry point up for the four cells (levels 0-3)."""
-    from hydra.plugins.sweeper import Sweeper
-
-    from nmcs.harness import batch, cli
-    from nmcs.harness.search_cell import SearchCell
-    from nmcs.search.engine import EntryLevels
-
-    keys = []
-    monkeypatch.setattr(SearchCell, "warm_up", lambda self: keys.append(self.compile_key()))
-    monkeypatch.setattr(Sweeper, "validate_batch_is_legal", Sweeper.validate_batch_is_legal)
-    monkeypatch.setenv(batch.SWEEP_LEVELS_ENV, "")  # both restored after the test
-    cli.preflight(["-m", "level=0,1,2,3", "algo=nested,beam"])
-    assert json.loads(os.environ[batch.SWEEP_LEVELS_ENV]) == {
-        "leftmove:nmcs.search.beam.build_beam_search": [0, 1, 2, 3],
-        "leftmove:nmcs.search.nested.build_nested_search": [0, 1, 2, 3],
-    }
-    assert sorted(k[2].__name__ for k in keys) == ["build_beam_search", "build_nested_search"]
-    assert {k[3] for k in keys} == {EntryLevels(0, 3)}
-
-
 def test_after_the_preflight_hydras_basic_sweeper_composes_no_job_again(monkeypatch):
     """The pre-flight check composes and validates every cell; Hydra's basic sweeper then skips
     its own compose of each job (``validate_batch_is_legal``), any other sweeper keeps it."""

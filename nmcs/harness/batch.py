@@ -17,9 +17,6 @@ on first use (``nmcs.search.entry``).
 from __future__ import annotations
 
 import functools
-import json
-import os
-from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -32,6 +29,7 @@ from nmcs.games.registry import game as game_record
 from nmcs.search.engine import (
     TRACE_LEN,
     entry_levels,
+    lowest_served_level,
     new_outputs,
     run_searches,
 )
@@ -272,50 +270,12 @@ def checked_seeds(seeds: Any) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.uint64)
 
 
-# The levels that the run.py command of this process runs of each (game, builder), set by its
-# pre-flight check in the environment, so that the command's jobs in other processes (a
-# launcher's, Dask's) read them too.
-SWEEP_LEVELS_ENV = "NMCS_SWEEP_LEVELS"
-
-
-def sweep_key(game_name: str, record: Algorithm) -> str:
-    """What the sweep's levels are grouped by: the game and the algorithm's builder (algorithms
-    with one builder, NRPA and GNRPA, share their entry points)."""
-    return f"{game_name}:{record.build.__module__}.{record.build.__qualname__}"
-
-
-def publish_sweep_levels(runs: Iterable[tuple[str, Algorithm, int]]) -> None:
-    """Record in this process's environment the levels that a command runs of each (game,
-    builder), from its cells' ``(game name, algorithm record, level)``; an entry point then
-    serves all of them (``nmcs.search.engine.entry_levels``)."""
-    table: dict[str, set[int]] = {}
-    for game_name, record, level in runs:
-        table.setdefault(sweep_key(game_name, record), set()).add(int(level))
-    os.environ[SWEEP_LEVELS_ENV] = json.dumps({k: sorted(v) for k, v in sorted(table.items())})
-
-
-def sweep_levels(game_name: str, record: Algorithm) -> tuple[int, ...]:
-    """The levels that this process's run.py command runs of ``record``'s builder on the game
-    (``publish_sweep_levels``); none outside a command."""
-    text = os.environ.get(SWEEP_LEVELS_ENV)
-    if not text:
-        return ()
-    try:
-        table = json.loads(text)
-        return tuple(int(level) for level in table.get(sweep_key(game_name, record), ()))
-    except (ValueError, TypeError, AttributeError):
-        raise ConfigError(
-            f"{SWEEP_LEVELS_ENV}: must be a JSON object of level lists (set by run.py), "
-            f"got {text[:80]!r}"
-        ) from None
-
-
 def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, params, out) -> Any:
-    """The compiled entry point that runs ``record`` on ``game`` at ``settings.level`` (with
-    the other levels of the command's sweep, ``sweep_levels``), compiled (saying so on stderr)
-    or loaded for these arguments before any search runs."""
-    lowest, levels = entry_levels(record, settings.level, sweep_levels(game.name, record))
-    run_block = entry_point(game.name, game.kernels, record.build, levels, lowest)
+    """The compiled entry point that runs ``record`` on ``game`` at ``settings.level``,
+    compiled (saying so on stderr) or loaded for these arguments before any search runs."""
+    levels = entry_levels(record, settings.level)
+    run_block = entry_point(game.name, game.kernels, record.build, levels)
+    lowest = lowest_served_level(levels)
     served = f"level {levels}" if lowest == levels else f"levels {lowest}-{levels}"
     label = f"{game.name} x {record.name}" + (f", {served}" if record.per_level else "")
     compile_entry(run_block, label, state0, seeds, params, out)

@@ -27,11 +27,9 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
-from nmcs.harness.batch import publish_sweep_levels
 from nmcs.harness.cell import CellInterrupted, run
 from nmcs.harness.parallel import check_scheduler
 from nmcs.harness.schema import register_configs
-from nmcs.harness.search_cell import SearchCell
 from nmcs.harness.validate import validate
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "conf"
@@ -174,23 +172,13 @@ def preflight(argv: Sequence[str]) -> None:
     try:
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cells = _cells(argv)
-            checked_cells = []
             for cell in cells[:MAX_CHECKED_CELLS]:
                 overrides = list(cell)
                 cfg = compose("config", overrides=overrides + _searchpath(argv))
                 OmegaConf.to_container(cfg, resolve=True)
                 checked = validate(cfg)
-                checked_cells.append(checked)
-                addresses.update(dict.fromkeys(checked.schedulers()))
-            # One entry point for the levels a sweep runs of a game and algorithm (compile keys
-            # depend on them, so they are known first).
-            publish_sweep_levels(
-                (c.game.name, c.algo, c.settings.level)
-                for c in checked_cells
-                if isinstance(c, SearchCell)
-            )
-            for checked in checked_cells:
                 first_cells.setdefault(checked.compile_key(), checked)
+                addresses.update(dict.fromkeys(checked.schedulers()))
             # A Dask scheduler must answer now, not after the cell's folder is made.
             for address in addresses:
                 check_scheduler(address)

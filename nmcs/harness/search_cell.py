@@ -40,7 +40,6 @@ from nmcs.harness.batch import (
     api_options,
     run_batch,
     seeds_for,
-    sweep_levels,
     warm_up,
 )
 from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
@@ -147,10 +146,8 @@ class SearchCell:
 
     def compile_key(self) -> tuple:
         """Cells with the same key share one compiled entry point."""
-        served = entry_levels(
-            self.algo, self.settings.level, sweep_levels(self.game.name, self.algo)
-        )
-        return ("searches", self.game.name, self.algo.build, served)
+        levels = entry_levels(self.algo, self.settings.level)
+        return ("searches", self.game.name, self.algo.build, levels)
 
     def schedulers(self) -> tuple[str, ...]:
         """The Dask scheduler the cell's searches need (``parallel.address``), if any: the

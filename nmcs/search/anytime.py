@@ -83,7 +83,7 @@ def refcounted_kernels(game) -> None:
             options.setdefault("_nrt", True)
 
 
-def level_dispatch(searches, lowest=None):
+def level_dispatch(searches):
     """One jitted ``search(state, level, a, b, c, d, e)`` over per-level searches
     ``searches[k](state, a, b, c, d, e)`` (k = 0: one playout), for the searches whose levels
     are functions of their own (nested, beam, NRPA). Each test is inlined (``inline="always"``),
@@ -91,12 +91,9 @@ def level_dispatch(searches, lowest=None):
 
     It serves the levels that the engine runs in an entry point compiled for
     ``len(searches) - 1`` levels (``nmcs.search.engine.lowest_served_level``: level 0, 1, 2,
-    3, or 4 up), or from ``lowest`` up when given (an entry that serves a sweep's levels,
-    ``nmcs.search.engine.entry_levels``), and refuses a lower one: a branch for a level no search
-    of the entry runs would be compiled for nothing (a copy of an inlined lower level, seconds of
-    the first run)."""
-    if lowest is None:
-        lowest = lowest_served_level(len(searches) - 1)
+    3, or 4 up) and refuses a lower one: a branch for a level no search of the entry runs would be
+    compiled for nothing (a copy of an inlined lower level, seconds of the first run)."""
+    lowest = lowest_served_level(len(searches) - 1)
 
     def over(lower, search, k):
         @njit(inline="always")

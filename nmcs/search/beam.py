@@ -98,7 +98,7 @@ TIE_RULES = ("random", "first")  # spec[TIES] is the index
 FNV_PRIME = 0x100000001B3
 
 
-def build_beam(game, levels: int = MAX_LEVEL, lowest: int | None = None):
+def build_beam(game, levels: int = MAX_LEVEL):
     """Jitted beam search functions specialised to ``game``'s kernels, for levels up to
     ``levels`` (unused levels are not compiled)."""
     legal_moves = game.legal_moves
@@ -450,7 +450,7 @@ def build_beam(game, levels: int = MAX_LEVEL, lowest: int | None = None):
     searches = [sample]
     for k in range(1, levels + 1):
         searches.append(make_level(searches[-1], k))
-    beam = level_dispatch(searches, lowest)
+    beam = level_dispatch(searches)
 
     return new_workspace, beam
 
@@ -582,10 +582,9 @@ def _new_workspace(new_beam_workspace):
     return new_workspace
 
 
-def build_beam_search(game, levels: int, lowest: int | None = None):
-    """``(new_workspace, run)`` of algo=beam for the engine; ``lowest``: the lowest level the
-    dispatch serves (``nmcs.search.engine.entry_levels``)."""
-    new_beam_workspace, beam = build_beam(game, levels, lowest)
+def build_beam_search(game, levels: int):
+    """``(new_workspace, run)`` of algo=beam for the engine."""
+    new_beam_workspace, beam = build_beam(game, levels)
 
     @njit
     def run(state, params, rng, ws, seq, trace):
@@ -594,12 +593,12 @@ def build_beam_search(game, levels: int, lowest: int | None = None):
     return _new_workspace(new_beam_workspace), run
 
 
-def build_iterative_beam_search(game, levels: int, lowest: int | None = None):
+def build_iterative_beam_search(game, levels: int):
     """``(new_workspace, run)`` of algo=iterative_beam for the engine: beam searches restarted
     (``build_restarts``). A beam search that has started finishes, so a budget can be overshot
     by one search (iterative NMCS cuts its running search instead; the beam kernels do not
-    check the budget); ``lowest`` as in ``build_beam_search``."""
-    new_beam_workspace, beam = build_beam(game, levels, lowest)
+    check the budget)."""
+    new_beam_workspace, beam = build_beam(game, levels)
 
     @njit(inline="always")
     def begin(params, ws, clock):

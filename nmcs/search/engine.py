@@ -14,8 +14,6 @@ the algorithm's own NamedTuple of engine parameters; ``out`` is an ``Outputs`` N
 one row per search.
 """
 
-import inspect
-from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
@@ -53,19 +51,15 @@ def new_outputs(n, max_moves, trace_len):
     )
 
 
-def build_search(game, build, levels, lowest=None):
+def build_search(game, build, levels):
     """``(new_workspace, run, score)``: the algorithm built by ``build`` on ``game``'s kernels
-    (levels 0 to ``levels``, serving ``lowest`` up when given: ``entry_levels``) and the
-    game's score. The loop over a block of searches that
+    (levels 0 to ``levels``) and the game's score. The loop over a block of searches that
     calls them is the entry point itself (``nmcs.search.entry.TEMPLATE``): search ``i`` seeds
     its own generator, plays on a copy of ``state0`` and writes row ``i`` of ``out``. A loop (or
     a per-search function) built here would be one more compiled layer, and every layer
     optimises and emits again all the machine code below it (about 0.6 s for the left move,
     1.7 s for SameGame on the first run)."""
-    if lowest is None or lowest == lowest_served_level(levels):
-        new_workspace, run = build(game, levels)
-    else:
-        new_workspace, run = build(game, levels, lowest=lowest)
+    new_workspace, run = build(game, levels)
     return _inlined(new_workspace), _inlined(run), game.score
 
 
@@ -93,39 +87,11 @@ def compiled_levels(level: int, max_level: int) -> int:
     return max_level
 
 
-class EntryLevels(NamedTuple):
-    """The levels of one entry point: compiled for levels 0 to ``levels``, it runs the levels
-    ``lowest`` to ``levels`` (its level dispatch holds a branch for each of them only)."""
-
-    lowest: int
-    levels: int
-
-
-def entry_levels(record: Any, level: int, sweep: Collection[int] = ()) -> EntryLevels:
-    """The entry point that runs the algorithm ``record`` (a registry record) at ``level``.
-
-    Alone, its level bracket (``compiled_levels``, ``lowest_served_level``), or for every
-    level the one entry of an algorithm whose build ignores its levels
-    (``Algorithm.per_level``). ``sweep``: every level that the same command runs of this game
-    and algorithm (``nmcs.harness.cli.preflight`` finds them); when ``level`` is one of them
-    and the builder takes ``lowest`` (``serves_level_ranges``), one entry point serves them
-    all, from the lowest bracket to the highest: a sweep over levels 0-3 compiles the level-3
-    search and three more dispatch branches, not four searches."""
-    if not record.per_level:
-        return EntryLevels(lowest_served_level(record.max_level), record.max_level)
-    run = [level]
-    if level in sweep and serves_level_ranges(record.build):
-        run = list(sweep)
-    brackets = [compiled_levels(lv, record.max_level) for lv in run]
-    return EntryLevels(min(lowest_served_level(b) for b in brackets), max(brackets))
-
-
-def serves_level_ranges(build: Any) -> bool:
-    """Whether an algorithm's builder can compile an entry that serves several level brackets:
-    it takes ``lowest`` (``build(game, levels, lowest=...)``, passed on to
-    ``nmcs.search.anytime.level_dispatch``). A builder that does not gets one entry per
-    bracket."""
-    return "lowest" in inspect.signature(build).parameters
+def entry_levels(record: Any, level: int) -> int:
+    """The ``levels`` of the entry point that runs the algorithm ``record`` (a registry
+    record) at ``level``: its level bracket (``compiled_levels``), or ``max_level`` for every
+    level of an algorithm whose build ignores its levels (``Algorithm.per_level``)."""
+    return compiled_levels(level, record.max_level) if record.per_level else record.max_level
 
 
 def lowest_served_level(levels: int) -> int:

@@ -122,9 +122,7 @@ CTL_SIZE = 7
 
 
 @functools.cache
-def build_nested(
-    game, levels: int = MAX_LEVEL, budgeted: bool = False, lowest: int | None = None
-):
+def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     """Jitted nested search functions specialised to ``game``'s kernels, for levels 0 to
     ``levels`` (each level is a function of its own, so unused levels are not compiled; built
     once per game, levels, budget and process). ``budgeted``: the searches can be cut short by
@@ -397,7 +395,7 @@ def build_nested(
     searches = [sample, level1][: levels + 1]  # levels = 0: the level-0 entry, one playout
     for k in range(2, levels + 1):
         searches.append(make_level(searches[-1], k))
-    nested = level_dispatch(searches, lowest)
+    nested = level_dispatch(searches)
 
     return new_workspace, nested
 
@@ -460,10 +458,9 @@ def iterative_params(options, settings, kernels, state0):
     )
 
 
-def build_nested_search(game, levels: int, lowest: int | None = None):
-    """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``);
-    ``lowest``: the lowest level the dispatch serves (``nmcs.search.engine.entry_levels``)."""
-    new_nested_workspace, nested = build_nested(game, levels, lowest=lowest)
+def build_nested_search(game, levels: int):
+    """``(new_workspace, run)`` of algo=nested for the engine (``nmcs.search.engine``)."""
+    new_nested_workspace, nested = build_nested(game, levels)
     target_score = target_score_kernel(game)
 
     @njit
@@ -478,11 +475,10 @@ def build_nested_search(game, levels: int, lowest: int | None = None):
     return new_workspace, run
 
 
-def build_iterative_search(game, levels: int, lowest: int | None = None):
+def build_iterative_search(game, levels: int):
     """``(new_workspace, run)`` of algo=iterative for the engine: nested searches restarted
-    (``build_restarts``), the one under way cut short when the budget is spent; ``lowest`` as
-    in ``build_nested_search``."""
-    new_nested_workspace, nested = build_nested(game, levels, budgeted=True, lowest=lowest)
+    (``build_restarts``), the one under way cut short when the budget is spent."""
+    new_nested_workspace, nested = build_nested(game, levels, budgeted=True)
     target_score = target_score_kernel(game)
 
     @njit

@@ -246,7 +246,7 @@ def _no_bias(game):
 
 
 @functools.cache
-def build_nrpa(game: Any, levels: int, lowest: int | None = None) -> tuple:
+def build_nrpa(game: Any, levels: int) -> tuple:
     """``(new_workspace, run, adapt)`` of NRPA and GNRPA on ``game``'s kernels, levels 0 to
     ``levels`` unrolled; the game's ``bias`` kernel, if any, is beta when the workspace was
     made with ``params.use_bias`` (GNRPA).
@@ -626,7 +626,7 @@ def build_nrpa(game: Any, levels: int, lowest: int | None = None) -> tuple:
     searches = [level0]
     for k in range(1, levels + 1):
         searches.append(make_level(searches[-1], k))
-    search = level_dispatch(searches, lowest)
+    search = level_dispatch(searches)
 
     @njit
     def run(state, params, rng, ws, seq, trace):
@@ -730,12 +730,11 @@ def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarr
     )
 
 
-def build_nrpa_search(game: Any, levels: int, lowest: int | None = None) -> tuple:
+def build_nrpa_search(game: Any, levels: int) -> tuple:
     """``(new_workspace, run)`` of algo=nrpa and algo=gnrpa for the engine
     (``nmcs.search.engine``): one builder, so one compiled entry point per game serves both
-    (``nmcs.search.entry`` keys entry points on the builder); ``lowest``: the lowest level the
-    dispatch serves (``nmcs.search.engine.entry_levels``)."""
-    return build_nrpa(game, levels, lowest)[:2]
+    (``nmcs.search.entry`` keys entry points on the builder)."""
+    return build_nrpa(game, levels)[:2]
 
 
 # The games with move codes: the single-player games of this package. needs_budget=None: a
