@@ -29,6 +29,27 @@ def run_python(*args, check=True, env=None, timeout=900):
     return proc
 
 
+def preflight_error(*argv: str) -> list[str]:
+    """The stderr lines of ``python run.py *argv`` for a command that its pre-flight check
+    refuses (status 2), from that check called in this process: ``run.py`` runs it before
+    anything else, and a process per refused command cost a second of start-up each (about 40
+    of them). Each test file that uses it also runs one refused command through ``run.py``."""
+    import contextlib
+    import io
+
+    from nmcs.harness.cli import preflight
+
+    stderr = io.StringIO()
+    with contextlib.redirect_stderr(stderr):
+        try:
+            preflight(list(argv))
+        except SystemExit as stop:
+            assert stop.code == 2, f"{argv}: exit status {stop.code}:\n{stderr.getvalue()}"
+        else:
+            raise AssertionError(f"{argv}: the pre-flight check accepted it")
+    return stderr.getvalue().strip().splitlines()
+
+
 def run_quick_experiments(outputs, experiments):
     """Each experiment at quick scale into ``outputs/quick/<experiment>``, then the analysis."""
     for experiment in experiments:

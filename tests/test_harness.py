@@ -10,7 +10,7 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import REPO, run_python, run_quick_experiments
+from helpers import REPO, preflight_error, run_python, run_quick_experiments
 
 REQUIRED_COLUMNS = {
     "game",
@@ -55,11 +55,19 @@ def run(*args, check=True, env=None):
 )
 def test_invalid_config_stops_with_one_line(tmp_path, arg, expected):
     out = tmp_path / "cell"
-    proc = run("run.py", *arg.split(), f"hydra.run.dir={out}", check=False)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
+    lines = preflight_error(*arg.split(), f"hydra.run.dir={out}")
+    assert len(lines) == 1, lines
     assert expected in lines[0]
+    assert not out.exists()
+
+
+def test_run_py_stops_an_invalid_config_with_one_line_and_no_folder(tmp_path):
+    out = tmp_path / "cell"
+    proc = run("run.py", "level=-1", f"hydra.run.dir={out}", check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "run.py: error: level = -1: must be an integer from 0 to 6"
+    ]
     assert not out.exists()
 
 

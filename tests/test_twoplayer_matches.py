@@ -10,7 +10,7 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import REPO, run_python, run_quick_experiments
+from helpers import REPO, preflight_error, run_python, run_quick_experiments
 
 from analysis.twoplayer import newcombe_diff
 
@@ -174,12 +174,8 @@ def test_a_folder_of_another_pairing_is_refused(tmp_path):
 )
 def test_bad_match_config_stops_with_one_line(tmp_path, arg, expected):
     out = tmp_path / "cell"
-    proc = run_python(
-        "run.py", "experiment=twoplayer_matches", *arg.split(), f"hydra.run.dir={out}", check=False
-    )
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
+    lines = preflight_error("experiment=twoplayer_matches", *arg.split(), f"hydra.run.dir={out}")
+    assert len(lines) == 1, lines
     assert expected in lines[0]
     assert not out.exists()
 
@@ -193,10 +189,8 @@ def test_bad_match_config_stops_with_one_line(tmp_path, arg, expected):
     ],
 )
 def test_match_keys_are_refused_for_searches(tmp_path, arg, expected):
-    proc = run_python("run.py", arg, f"hydra.run.dir={tmp_path / 'cell'}", check=False)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and expected in lines[0], proc.stderr
+    lines = preflight_error(arg, f"hydra.run.dir={tmp_path / 'cell'}")
+    assert len(lines) == 1 and expected in lines[0], lines
 
 
 def test_a_bad_cell_inside_a_sweep_stops_before_any_cell(tmp_path):
