@@ -5,31 +5,34 @@
 out in collection order as workers free up. Longest first keeps the two workers busy to the
 end; xdist's own default order (most tests first) left files of one slow end-to-end test, such
 as the NRPA experiments (about a minute on a cold cache), for the end while the other worker
-idled. The list comes from ``pytest --durations=0`` (2026-11-27); a file missing from it runs
-after these, in the usual order, so a stale list costs time, never a test.
+idled. The list comes from ``pytest --durations=0`` (a cold run, 2026-11-27, evening); a file
+missing from it runs after these, in the usual order, so a stale list costs time, never a test.
 """
 
 SLOWEST_FIRST = (
-    "test_harness.py",
     "test_beam.py",
+    "test_harness.py",
     "test_twoplayer_matches.py",
     "test_nrpa_experiments.py",
     "test_morpion_experiments.py",
-    "test_parallel.py",
     "test_sudoku.py",
-    "test_twoplayer_reduced.py",
-    "test_compile_once.py",
+    "test_parallel.py",
     "test_golden.py",
+    "test_twoplayer_reduced.py",
     "test_conformance.py",
+    "test_twoplayer_plugin.py",
+    "test_compile_once.py",
     "test_results_integrity.py",
     "test_search_leftmove.py",
     "test_twoplayer_players.py",
-    "test_twoplayer_plugin.py",
+    "test_budget_cut.py",
     "test_restore.py",
-    "test_independent_uct.py",
-    "test_nrpa.py",
-    "test_samegame_table1.py",
+    "test_layers.py",
     "test_nrpa_parallel.py",
+    "test_samegame_table1.py",
+    "test_nrpa.py",
+    "test_readme.py",
+    "test_independent_uct.py",
 )
 
 
