@@ -10,7 +10,7 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import REPO, preflight_error, run_python, run_quick_experiments
+from helpers import REPO, preflight_error, run_analysis, run_python, run_quick_experiments
 
 REQUIRED_COLUMNS = {
     "game",
@@ -242,7 +242,7 @@ def test_analysis_rebuilds_what_it_owns_and_says_what_it_skipped(quick_outputs, 
     stale.write_bytes(b"not a figure")
     # A cell that never finished is reported, not silently dropped.
     (quick_outputs / "quick" / "leftmove_distributions" / "level=9" / "chunks").mkdir(parents=True)
-    proc = run("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
+    proc = run_analysis("analysis", "--outputs", str(quick_outputs), "--scale", "quick")
     assert not stale.exists()
     assert (quick_outputs / "figures" / "quick" / "leftmove_distributions_fig3.png").exists()
     assert "wrote" in proc.stdout and str(quick_outputs / "tables" / "quick") in proc.stdout
@@ -258,23 +258,16 @@ def test_analysis_rebuilds_what_it_owns_and_says_what_it_skipped(quick_outputs, 
 
 def test_published_results_regenerate_the_same_claims(quick_outputs, tmp_path):
     target = tmp_path / "published"
-    run(
-        "-m",
-        "analysis.publish",
-        "--outputs",
-        str(quick_outputs),
-        "--scale",
-        "quick",
-        "--to",
-        str(target),
+    run_analysis(
+        "analysis.publish", "--outputs", str(quick_outputs), "--scale", "quick", "--to", str(target)
     )
     packed = sorted(target.glob("*/results.parquet"))
     published = sum(pd.read_parquet(p, columns=["cell_dir"])["cell_dir"].nunique() for p in packed)
     assert published == len(list((quick_outputs / "quick").glob("*/*/results.parquet")))
     assert "moves" not in pd.read_parquet(packed[0]).columns
     assert (target / "RUNS.md").read_text().count("| leftmove_distributions |") == 8
-    run("-m", "analysis", "--from", str(target), "--scale", "quick", "--publish")
-    run("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
+    run_analysis("analysis", "--from", str(target), "--scale", "quick", "--publish")
+    run_analysis("analysis", "--outputs", str(quick_outputs), "--scale", "quick")
 
     def claim_rows(path):
         return [line for line in path.read_text().splitlines() if line.startswith("| ")]
@@ -292,7 +285,7 @@ def test_the_committed_paper_report_regenerates_from_its_files(tmp_path):
         pytest.skip("no published paper-scale results in this checkout")
     before = {p: p.stat().st_mtime_ns for p in published.rglob("*") if p.is_file()}
     out = tmp_path / "out"
-    proc = run("-m", "analysis", "--from", str(published), "--out", str(out))
+    proc = run_analysis("analysis", "--from", str(published), "--out", str(out))
     assert f"wrote {out / 'REPRODUCTION.md'}" in proc.stdout
 
     def claims(path):

@@ -1,6 +1,7 @@
 """The quick SameGame Table 1 through run.py and the analysis command."""
 
 import pandas as pd
+from helpers import run_analysis
 from helpers import run_python as run
 
 
@@ -17,7 +18,7 @@ def test_quick_table1(tmp_path):
     results = pd.concat(pd.read_parquet(p) for p in tmp_path.glob("quick/*/*/results.parquet"))
     assert set(results["instance"]) == {"0", "1", "2"}
     assert (results["game"] == "samegame").all() and (results["score"] > 0).all()
-    run("-m", "analysis", "--outputs", str(tmp_path))
+    run_analysis("analysis", "--outputs", str(tmp_path))
     table = pd.read_csv(tmp_path / "tables" / "quick" / "samegame_table1.csv")
     assert len(table) >= 3
     cells = pd.read_csv(tmp_path / "tables" / "quick" / "samegame_table1_cells.csv")

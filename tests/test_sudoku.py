@@ -360,7 +360,7 @@ def test_stop_at_target_changes_effort_not_correctness():
 def test_quick_table2_and_effort_through_run_py_and_report(tmp_path):
     """Table 2 and the effort figure as a user runs them (fewer cells than the quick scale),
     then their claims in the reproduction report; one line for algo=fc on another game."""
-    from helpers import run_python
+    from helpers import run_analysis, run_python
 
     sweep = f"hydra.sweep.dir={tmp_path / 'quick'}"
     run_python(
@@ -386,7 +386,7 @@ def test_quick_table2_and_effort_through_run_py_and_report(tmp_path):
         assert IO.check_solution(
             IO.stored_problems()[row["problem"]], solved_grid(state0, row["moves"])
         )
-    run_python("-m", "analysis", "--outputs", str(tmp_path))
+    run_analysis("analysis", "--outputs", str(tmp_path))
     report = (tmp_path / "REPRODUCTION.md").read_text()
     assert "NMCS level 1 needs less effort than iterative sampling" in report
     assert "NMCS (level 1) is more than 200,000 times faster than forward checking" in report

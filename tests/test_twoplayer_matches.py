@@ -10,7 +10,7 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import REPO, preflight_error, run_python, run_quick_experiments
+from helpers import REPO, preflight_error, run_analysis, run_python, run_quick_experiments
 
 from analysis.twoplayer import newcombe_diff
 
@@ -210,12 +210,12 @@ def test_a_bad_cell_inside_a_sweep_stops_before_any_cell(tmp_path):
 def test_published_match_cells_give_the_same_claims(quick_outputs, tmp_path):
     target = tmp_path / "published"
     args = ("--outputs", str(quick_outputs), "--scale", "quick", "--to", str(target))
-    run_python("-m", "analysis.publish", *args)
+    run_analysis("analysis.publish", *args)
     packed = target / "twoplayer_paper_time" / "results.parquet"
     assert {"moves", "playouts"}.isdisjoint(pd.read_parquet(packed).columns)
     out = tmp_path / "report"
-    run_python("-m", "analysis", "--from", str(target), "--scale", "quick", "--out", str(out))
-    run_python("-m", "analysis", "--outputs", str(quick_outputs), "--scale", "quick")
+    run_analysis("analysis", "--from", str(target), "--scale", "quick", "--out", str(out))
+    run_analysis("analysis", "--outputs", str(quick_outputs), "--scale", "quick")
 
     def claims(path):
         return [line for line in path.read_text().splitlines() if line.startswith("| at ")]

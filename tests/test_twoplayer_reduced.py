@@ -7,7 +7,7 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import REPO, run_python
+from helpers import REPO, run_analysis, run_python
 from hydra import compose, initialize_config_dir
 
 from nmcs.harness import cli
@@ -86,7 +86,7 @@ def test_quick_reduced_table_runs_and_is_marked_reduced(tmp_path):
     cell = next((quick / "twoplayer_paper_time").glob("budget.ms=10,game=nogo,player_a=nmc2_cow"))
     meta = json.loads((cell / "meta.json").read_text())
     assert "n_matches=2" in (meta.get("command_line") or meta.get("overrides"))
-    run_python("-m", "analysis", "--outputs", str(tmp_path), "--scale", "quick")
+    run_analysis("analysis", "--outputs", str(tmp_path), "--scale", "quick")
     report = (tmp_path / "REPRODUCTION.md").read_text()
     section = report.split("NMCS for two-player games")[1].split("\n### ")[0]
     claims = [line for line in section.splitlines() if line.startswith("| at 10 ms")]
