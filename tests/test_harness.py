@@ -297,9 +297,11 @@ def test_the_committed_paper_report_regenerates_from_its_files(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in published.rglob("*") if p.is_file()} == before
 
 
+# Level 0, the smallest entry point (1.3 s to compile against 3.7 s for level 1): what is
+# checked is the announcement, the same for every entry point.
 COMPILE_ONE = (
     "from nmcs import make_state, search_batch, search_seeds\n"
-    "search_batch('leftmove', make_state('leftmove', depth=5), search_seeds(0, 0, 1))\n"
+    "search_batch('leftmove', make_state('leftmove', depth=5), search_seeds(0, 0, 1), level=0)\n"
 )
 
 
@@ -322,7 +324,7 @@ def test_first_compile_is_announced_and_a_cached_load_is_not(tmp_path):
 
     first = stderr_lines()
     assert first[0] == (
-        "compiling leftmove x nested, level 1 (first run only; cached afterwards) ..."
+        "compiling leftmove x nested, level 0 (first run only; cached afterwards) ..."
     )
     assert first[1].startswith("... done in ") and first[1].endswith(" s")
     assert not any("compiling" in line for line in stderr_lines())
