@@ -216,7 +216,7 @@ def test_analysis_writes_figures_tables_and_report(quick_outputs):
         "level 3, depth 9: P(best score) with memorization at levels >= 2 only",
         "1.02 %",
         "level 1 beats level 0 by about 6 points",
-        "level 2 is worse than level 1",  # (level 3 is not run at quick scale)
+        "level 3 is worse than level 1",
         "leftmost path: a level-1 search always finds the best score",
     ):
         assert needle in report
