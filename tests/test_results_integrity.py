@@ -21,7 +21,7 @@ from analysis.common import (
     verdict_sign,
     verdict_single_run,
 )
-from nmcs.harness.summary import markdown_table
+from nmcs.harness.summary import markdown_table, mean_ci
 
 DEPTH = 12  # small trees: the whole sequence below takes a few seconds of search
 N = 40
@@ -102,6 +102,20 @@ def test_summary_marks_unset_budgets_and_names_the_half_width(tmp_path):
     cols = {k.strip(): v.strip() for k, v in cols.items()}
     assert cols["budget_seconds"] == "-" and cols["budget_playouts"] == "-"
     assert "ci95_halfwidth" in cols and cols["level"] == "1"
+
+
+def test_mean_ci_is_the_student_t_interval():
+    """The summaries' half-width (scipy.special's t quantile) is scipy.stats' t interval."""
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    for n in (2, 3, 10, 1000):
+        values = rng.normal(size=n)
+        mean, half = mean_ci(values)
+        low, high = stats.t.interval(0.95, n - 1, loc=values.mean(), scale=stats.sem(values))
+        assert mean == values.mean()
+        assert half == pytest.approx((high - low) / 2, rel=1e-12)
+    assert mean_ci([4.0]) == (4.0, 0.0)
 
 
 def test_markdown_prints_integral_floats_as_integers():
