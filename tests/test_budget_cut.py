@@ -14,16 +14,19 @@ CASES = [
     ("leftmove", {"depth": 60}, 3, False, 1, 7_777),
     ("leftmove", {"depth": 60}, 2, True, 2, 1_234),
     ("morpion", {"variant": "5D"}, 2, True, 1, 3_000),
-    ("morpion", {"variant": "5D"}, 3, False, 1, 3_000),
+    ("morpion", {"variant": "5D"}, 2, False, 1, 3_000),  # a level-2 search: about 150,000
     (
         "samegame",
         {"instance": None, "width": 8, "height": 8, "colors": 4, "board_seed": 0},
-        2,
+        1,
         True,
         1,
-        500,
+        50,  # a level-1 search on this board: 111-138 playouts (seeds 3, 0-5)
     ),
 ]
+# Levels 1 and 2 on Morpion and SameGame, 2 and 3 on the left move: entry points other tests
+# compile too (Morpion's level-3 and SameGame's level-2 iterative searches were compiled for
+# these tests alone, 14 s of the suite's first run).
 
 
 def replayed_score(record, options, moves):
@@ -80,14 +83,21 @@ def test_a_memorized_cut_search_returns_the_best_playout_it_ran():
 
 
 def test_a_seconds_budget_cuts_a_long_search():
-    """A level-3 Morpion search takes minutes; with a 0.2 s budget it returns in well under a
-    second (a generous bound: this is a check that the cut happens, not a timing)."""
-    record = game_record("morpion")
-    state = record.make_state()
+    """A level-3 search of the depth-1000 left move plays about 2 billion playouts (a level-2
+    search 2 million, 0.04 s here: the whole search would take a minute or so); with a 0.2 s
+    budget it returns in well under a second (a generous bound: this is a check that the cut
+    happens, not a timing)."""
+    record = game_record("leftmove")
+    options = {"depth": 1000}
     res = search_batch(
-        "morpion", state, search_seeds(1, 0, 2), algo="iterative", level=3, max_seconds=0.2
+        "leftmove",
+        record.make_state(**options),
+        search_seeds(1, 0, 2),
+        algo="iterative",
+        level=3,
+        max_seconds=0.2,
     )
     assert (res.seconds < 3.0).all()
     for i in range(2):
-        score, over = replayed_score(record, {}, res.moves[i])
+        score, over = replayed_score(record, options, res.moves[i])
         assert over and score == res.score[i]
