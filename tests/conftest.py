@@ -9,7 +9,7 @@ idled. The list comes from ``pytest --durations=0`` (a cold run, 2026-11-27, eve
 missing from it runs after these, in the usual order, so a stale list costs time, never a test.
 
 The suite writes the bytecode of the modules it imports (``__pycache__``, git-ignored) even
-where ``PYTHONDONTWRITEBYTECODE`` is set, as on our CI machines: it starts about 170 Python
+where ``PYTHONDONTWRITEBYTECODE`` is set, as on this project's machines: it starts about 170 Python
 processes (``run.py``, the analysis, Dask workers), and each compiled the repository's modules
 from source again, about 0.3 s of a 1.9 s start.
 """

@@ -32,7 +32,7 @@ def run_python(*args, check=True, env=None, timeout=900):
 def run_analysis(module: str, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
     """``python -m <module> *argv`` (``analysis`` or ``analysis.publish``) called in this process:
     its ``main``, with what it prints captured. A process per call spent about 2.5 s importing
-    pandas, scipy and matplotlib (16 calls in the suite); ``python -m analysis`` itself is run
+    pandas, scipy and matplotlib (a dozen calls in the suite); ``python -m analysis`` itself is run
     as a process by ``test_analysis_without_results_says_so``."""
     import contextlib
     import importlib
