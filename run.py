@@ -11,18 +11,19 @@ import sys
 import hydra
 
 from nmcs.harness import interrupt
-from nmcs.harness.cli import preflight, register, run_job
+from nmcs.harness.cli import CONFIG_DIR, preflight, register, run_job
 
 register()
 
 
-@hydra.main(version_base="1.3", config_path="conf", config_name="config")
+@hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="config")
 def main(cfg):
     run_job(cfg)
 
 
-if __name__ == "__main__":
-    interrupt.install()
+def command() -> None:
+    """The command ``python run.py <sys.argv[1:]>``: the pre-flight check of every cell, then
+    Hydra's run or sweep (the tests call it in their own process, ``tests/helpers.py``)."""
     try:
         preflight(sys.argv[1:])
         main()
@@ -33,3 +34,8 @@ if __name__ == "__main__":
             file=sys.stderr,
         )
         sys.exit(130)
+
+
+if __name__ == "__main__":
+    interrupt.install()
+    command()

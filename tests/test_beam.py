@@ -333,10 +333,9 @@ def test_table1_as_a_whole_is_one_chi_square_over_its_cells():
 def test_a_beam_sweep_runs_through_run_py(tmp_path):
     """The issue's sweep: every beam cell gets its own folder and summary row."""
     import pandas as pd
-    from helpers import run_python
+    from helpers import run_cli
 
-    run_python(
-        "run.py",
+    run_cli(
         "-m",
         "algo=beam",
         "level=2",

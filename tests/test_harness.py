@@ -10,7 +10,14 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import REPO, preflight_error, run_analysis, run_python, run_quick_experiments
+from helpers import (
+    REPO,
+    preflight_error,
+    run_analysis,
+    run_cli,
+    run_python,
+    run_quick_experiments,
+)
 
 REQUIRED_COLUMNS = {
     "game",
@@ -72,7 +79,7 @@ def test_run_py_stops_an_invalid_config_with_one_line_and_no_folder(tmp_path):
 
 
 def test_help_lists_only_the_yaml_choices():
-    groups = run("run.py", "--help").stdout.split("== Config ==")[0]
+    groups = run_cli("--help").stdout.split("== Config ==")[0]
     # the single-player games and (matches: experiment=twoplayer_matches) the two-player ones
     assert (
         "game: atarigo, breakthrough, domineering, knightthrough, leftmost, leftmove, morpion, "
@@ -82,7 +89,7 @@ def test_help_lists_only_the_yaml_choices():
 
 
 def test_invalid_value_inside_a_sweep_stops_before_any_cell(tmp_path):
-    proc = run("run.py", "-m", "level=1,2,-3", f"hydra.sweep.dir={tmp_path / 's'}", check=False)
+    proc = run_cli("-m", "level=1,2,-3", f"hydra.sweep.dir={tmp_path / 's'}", check=False)
     assert proc.returncode == 2 and "level = -3" in proc.stderr
     assert not (tmp_path / "s").exists()
 
@@ -137,14 +144,13 @@ def test_killed_run_resumes_without_recomputing(tmp_path):
     assert done["search"].is_unique
     if not (out / "results.parquet").exists():
         assert len(done) < 400
-    second = run(*args)
+    second = run_cli(*args[1:])
     assert f"({len(done)} already done)" in second.stdout + second.stderr or len(done) == 400
     resumed = pd.read_parquet(out / "results.parquet")
     assert sorted(resumed["search"]) == list(range(400))
     # Same results as one uninterrupted run with other chunking and workers.
     fresh_dir = tmp_path / "fresh"
-    run(
-        "run.py",
+    run_cli(
         "level=3",
         "n_searches=400",
         "progress=false",
@@ -158,9 +164,8 @@ def test_killed_run_resumes_without_recomputing(tmp_path):
 
 def test_resume_refuses_a_folder_of_another_config(tmp_path):
     out = tmp_path / "cell"
-    run("run.py", "level=1", "n_searches=5", "progress=false", f"hydra.run.dir={out}")
-    proc = run(
-        "run.py",
+    run_cli("level=1", "n_searches=5", "progress=false", f"hydra.run.dir={out}")
+    proc = run_cli(
         "level=1",
         "memorize=false",
         "n_searches=5",
@@ -340,7 +345,7 @@ def test_after_the_preflight_hydras_basic_sweeper_composes_no_job_again(monkeypa
 
     checked = []
     monkeypatch.setattr(Sweeper, "validate_batch_is_legal", lambda self, batch: checked.append(1))
-    cli._skip_hydras_batch_check()
+    cli._skip_hydras_batch_check(True)
 
     class OtherSweeper(BasicSweeper):
         pass
@@ -349,3 +354,10 @@ def test_after_the_preflight_hydras_basic_sweeper_composes_no_job_again(monkeypa
     assert checked == []
     OtherSweeper(max_batch_size=None, params=None).validate_batch_is_legal([["level=1"]])
     assert checked == [1]
+    # A later command whose cells the pre-flight check did not all compose (over
+    # MAX_CHECKED_CELLS) keeps Hydra's check, in the same process (the patch is not stacked).
+    patched = Sweeper.validate_batch_is_legal
+    cli._skip_hydras_batch_check(False)
+    assert Sweeper.validate_batch_is_legal is patched
+    BasicSweeper(max_batch_size=None, params=None).validate_batch_is_legal([["level=1"]])
+    assert checked == [1, 1]

@@ -8,13 +8,13 @@ import pandas as pd
 
 from analysis.publish import publish, read_published
 from analysis.restore import restore_experiment
-from tests.helpers import run_python
+from tests.helpers import run_cli, run_python
 
-CELL = ["run.py", "-m", "experiment_name=restoretest", "scale=paper", "level=1,2"]
+CELL = ["-m", "experiment_name=restoretest", "scale=paper", "level=1,2"]
 
 
 def sweep(outputs, n):
-    run_python(*CELL, f"n_searches={n}", "progress=false", f"hydra.sweep.dir={outputs / 'paper'}")
+    run_cli(*CELL, f"n_searches={n}", "progress=false", f"hydra.sweep.dir={outputs / 'paper'}")
 
 
 def test_a_restored_cell_resumes_into_the_same_results_as_one_run(tmp_path):

@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import REPO, run_python
+from helpers import REPO, run_cli
 
 from analysis.common import (
     AGREES,
@@ -28,8 +28,7 @@ N = 40
 
 
 def sweep(outputs, *args):
-    return run_python(
-        "run.py",
+    return run_cli(
         "-m",
         *args,
         f"game.depth={DEPTH}",
@@ -73,8 +72,7 @@ def test_the_same_search_is_counted_once(tmp_path):
     assert named["score"].tolist() == base["score"].iloc[:N].tolist()
     assert set(df[df["memorize"] == False]["cell"]).isdisjoint(base["cell"])  # noqa: E712
     # A finished cell run again says so and computes nothing.
-    again = run_python(
-        "run.py",
+    again = run_cli(
         f"game.depth={DEPTH}",
         "level=3",
         f"n_searches={2 * N}",
@@ -82,8 +80,7 @@ def test_the_same_search_is_counted_once(tmp_path):
         f"hydra.run.dir={tmp_path / 'quick' / 'adhoc_leftmove_nested' / 'level3'}",
     )
     assert "searches copied from a folder of the same cell" in again.stdout
-    again = run_python(
-        "run.py",
+    again = run_cli(
         f"game.depth={DEPTH}",
         "level=3",
         f"n_searches={2 * N}",

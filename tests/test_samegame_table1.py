@@ -1,14 +1,12 @@
 """The quick SameGame Table 1 through run.py and the analysis command."""
 
 import pandas as pd
-from helpers import run_analysis
-from helpers import run_python as run
+from helpers import run_analysis, run_cli
 
 
 def test_quick_table1(tmp_path):
     for experiment in ("samegame_table1", "samegame_table1_level3"):
-        run(
-            "run.py",
+        run_cli(
             "-m",
             f"experiment={experiment}",
             "scale=quick",

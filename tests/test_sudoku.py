@@ -360,14 +360,11 @@ def test_stop_at_target_changes_effort_not_correctness():
 def test_quick_table2_and_effort_through_run_py_and_report(tmp_path):
     """Table 2 and the effort figure as a user runs them (fewer cells than the quick scale),
     then their claims in the reproduction report; one line for algo=fc on another game."""
-    from helpers import run_analysis, run_python
+    from helpers import run_analysis, run_cli, run_python
 
     sweep = f"hydra.sweep.dir={tmp_path / 'quick'}"
-    run_python(
-        "run.py", "-m", "experiment=sudoku_table2", "game.problem=0,1,2", "progress=false", sweep
-    )
-    run_python(
-        "run.py",
+    run_cli("-m", "experiment=sudoku_table2", "game.problem=0,1,2", "progress=false", sweep)
+    run_cli(
         "-m",
         "experiment=sudoku_effort",
         "game.empty_fraction=0.5,0.65,0.9",

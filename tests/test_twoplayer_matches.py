@@ -10,7 +10,14 @@ import time
 
 import pandas as pd
 import pytest
-from helpers import REPO, preflight_error, run_analysis, run_python, run_quick_experiments
+from helpers import (
+    REPO,
+    preflight_error,
+    run_analysis,
+    run_cli,
+    run_python,
+    run_quick_experiments,
+)
 
 from analysis.twoplayer import newcombe_diff
 
@@ -114,16 +121,16 @@ def test_a_killed_cell_resumes_and_rows_do_not_depend_on_workers(tmp_path):
     proc.wait()
     kept = pd.concat([pd.read_parquet(p) for p in sorted(chunks.glob("*.parquet"))])
     assert len(kept) >= 1 and kept["match"].is_unique
-    second = run_python(*args, f"hydra.run.dir={out}")
+    second = run_cli(*args[1:], f"hydra.run.dir={out}")
     if len(kept) < 40:
         assert f"({len(kept)} already done)" in second.stdout + second.stderr
     resumed = pd.read_parquet(out / "results.parquet")
     assert resumed["match"].tolist() == list(range(40))
-    third = run_python(*args, f"hydra.run.dir={out}")
+    third = run_cli(*args[1:], f"hydra.run.dir={out}")
     assert "cell complete (40 matches), nothing to run" in third.stdout + third.stderr
     # One run on two workers with other chunks: the same matches.
     fresh_dir = tmp_path / "fresh"
-    run_python("run.py", *CELL, "n_matches=40", "workers=2", f"hydra.run.dir={fresh_dir}")
+    run_cli(*CELL, "n_matches=40", "workers=2", f"hydra.run.dir={fresh_dir}")
     fresh = pd.read_parquet(fresh_dir / "results.parquet")
     pd.testing.assert_frame_equal(resumed[SAME_ON_ANY_RUN], fresh[SAME_ON_ANY_RUN])
     assert _moves(resumed) == _moves(fresh)
@@ -132,9 +139,9 @@ def test_a_killed_cell_resumes_and_rows_do_not_depend_on_workers(tmp_path):
 
 def test_raising_n_matches_extends_the_cell(tmp_path):
     out = tmp_path / "cell"
-    run_python("run.py", *CELL, "n_matches=4", f"hydra.run.dir={out}")
+    run_cli(*CELL, "n_matches=4", f"hydra.run.dir={out}")
     first = pd.read_parquet(out / "results.parquet")
-    proc = run_python("run.py", *CELL, "n_matches=6", f"hydra.run.dir={out}")
+    proc = run_cli(*CELL, "n_matches=6", f"hydra.run.dir={out}")
     assert "2 matches to run (4 already done)" in proc.stdout + proc.stderr
     extended = pd.read_parquet(out / "results.parquet")
     assert extended["match"].tolist() == list(range(6))
@@ -143,10 +150,8 @@ def test_raising_n_matches_extends_the_cell(tmp_path):
 
 def test_a_folder_of_another_pairing_is_refused(tmp_path):
     out = tmp_path / "cell"
-    run_python("run.py", *CELL, "n_matches=2", f"hydra.run.dir={out}")
-    proc = run_python(
-        "run.py", *CELL, "n_matches=2", "player_a=nmc1_pod", f"hydra.run.dir={out}", check=False
-    )
+    run_cli(*CELL, "n_matches=2", f"hydra.run.dir={out}")
+    proc = run_cli(*CELL, "n_matches=2", "player_a=nmc1_pod", f"hydra.run.dir={out}", check=False)
     assert proc.returncode == 2
     assert "holds results of another config (differs in: player_a)" in proc.stderr
 

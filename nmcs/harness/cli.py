@@ -182,8 +182,7 @@ def preflight(argv: Sequence[str]) -> None:
             # A Dask scheduler must answer now, not after the cell's folder is made.
             for address in addresses:
                 check_scheduler(address)
-            if len(cells) <= MAX_CHECKED_CELLS:
-                _skip_hydras_batch_check()
+            _skip_hydras_batch_check(len(cells) <= MAX_CHECKED_CELLS)
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
@@ -193,20 +192,29 @@ def preflight(argv: Sequence[str]) -> None:
         cell.warm_up()
 
 
-def _skip_hydras_batch_check() -> None:
+def _skip_hydras_batch_check(skip: bool) -> None:
     """Hydra's basic sweeper composes every job of a batch once more before launching it
     (``Sweeper.validate_batch_is_legal``), only to catch composition errors early. When the
-    pre-flight check has just composed and validated every cell, that third compose of each
-    cell (about 0.08 s each, a fifth of a 30-cell quick sweep) finds nothing new, so the basic
-    sweeper skips it; another sweeper (a plugin's) still checks its own jobs. The base class is
-    patched because Hydra loads its core plugins' modules afresh when it scans for plugins."""
+    pre-flight check has just composed and validated every cell (``skip``), that third compose
+    of each cell (about 0.08 s each, a fifth of a 30-cell quick sweep) finds nothing new, so the
+    basic sweeper skips it; another sweeper (a plugin's) still checks its own jobs. The base
+    class is patched (once per process; ``skip`` is read at each batch, for a process that runs
+    several commands) because Hydra loads its core plugins' modules afresh when it scans for
+    plugins."""
+    _SKIP_BATCH_CHECK[0] = skip
     check = Sweeper.validate_batch_is_legal
+    if getattr(check, "patched_by_nmcs", False):
+        return
 
     def checked_by_preflight(self: Sweeper, batch: Sequence[Sequence[str]]) -> None:
-        if type(self).__name__ != "BasicSweeper":
+        if not (_SKIP_BATCH_CHECK[0] and type(self).__name__ == "BasicSweeper"):
             check(self, batch)
 
+    checked_by_preflight.patched_by_nmcs = True  # type: ignore[attr-defined]
     Sweeper.validate_batch_is_legal = checked_by_preflight  # type: ignore[method-assign]
+
+
+_SKIP_BATCH_CHECK = [False]  # whether the basic sweeper skips its check (the last preflight's)
 
 
 def run_job(cfg: DictConfig) -> None:
