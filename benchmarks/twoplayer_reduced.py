@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -74,15 +75,25 @@ def commands(
     return out
 
 
+def run_py_process(args: list[str]) -> None:
+    """``python run.py *args`` in a process of its own; raises if it fails."""
+    subprocess.run([sys.executable, "run.py", *args], cwd=REPO, check=True)
+
+
 def run(
-    scale: str, extra: list[str], outputs: Path | None = None, n_matches: int | None = None
+    scale: str,
+    extra: list[str],
+    outputs: Path | None = None,
+    n_matches: int | None = None,
+    run_py: Callable[[list[str]], object] = run_py_process,
 ) -> None:
-    """Every command of the reduced table, one after another (each resumes its cells)."""
+    """Every command of the reduced table, one after another (each resumes its cells), each
+    through ``run_py`` (the tests run them in their own process)."""
     for args in commands(scale, extra, n_matches):
         if outputs is not None:
             args = [*args, f"hydra.sweep.dir={outputs / scale}"]
         print("python run.py " + " ".join(args), flush=True)
-        subprocess.run([sys.executable, "run.py", *args], cwd=REPO, check=True)
+        run_py(args)
 
 
 def cost_table(outputs: Path) -> pd.DataFrame:
