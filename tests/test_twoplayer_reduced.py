@@ -66,8 +66,8 @@ def test_quick_reduced_table_runs_and_is_marked_reduced(tmp_path):
     # progress=false``), each run.py command in this process.
     reduced.run("quick", ["progress=false"], tmp_path, run_py=lambda args: run_cli(*args))
     seconds = time.perf_counter() - t
-    # About 20 s here (2026-11-28) with numba's cache warm (a cold cache adds the compilation); the bound
-    # leaves room for a loaded machine.
+    # About 20 s here (2026-11-28) with numba's cache warm (a cold cache adds the
+    # compilation); the bound leaves room for a loaded machine.
     assert seconds < 180, seconds
     quick = tmp_path / "quick"
     for experiment, cells in (
