@@ -88,7 +88,7 @@ def run(
     run_py: Callable[[list[str]], object] = run_py_process,
 ) -> None:
     """Every command of the reduced table, one after another (each resumes its cells), each
-    through ``run_py`` (the tests run them in their own process)."""
+    through ``run_py`` (the tests run them in the test process, ``tests/helpers.py``)."""
     for args in commands(scale, extra, n_matches):
         if outputs is not None:
             args = [*args, f"hydra.sweep.dir={outputs / scale}"]
