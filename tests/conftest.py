@@ -9,9 +9,9 @@ idled. The list comes from ``pytest --durations=0`` (a cold run, 2026-11-27, eve
 missing from it runs after these, in the usual order, so a stale list costs time, never a test.
 
 The suite writes the bytecode of the modules it imports (``__pycache__``, git-ignored) even
-where ``PYTHONDONTWRITEBYTECODE`` is set, as on this project's machines: it starts about 170 Python
-processes (``run.py``, the analysis, Dask workers), and each compiled the repository's modules
-from source again, about 0.3 s of a 1.9 s start.
+where ``PYTHONDONTWRITEBYTECODE`` is set, as on this project's machines: it starts about 110 Python
+processes (Dask workers and the ``run.py`` commands that need a process of their own), and each
+compiled the repository's modules from source again, about 0.3 s of a 1.9 s start.
 """
 
 import os

@@ -29,6 +29,25 @@ def run_python(*args, check=True, env=None, timeout=900):
     return proc
 
 
+def _called_in_process(command: list[str], call, check: bool) -> subprocess.CompletedProcess:
+    """``call()`` (a command's main) with what it prints captured and its exit status (its
+    return value, or a ``SystemExit``'s code) in a ``CompletedProcess`` named ``command``;
+    raise with its stderr tail if ``check`` and the status is not 0."""
+    import contextlib
+    import io
+
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            code = call()
+        except SystemExit as stop:  # argparse's errors, run.py's refusals and interruptions
+            code = stop.code
+    proc = subprocess.CompletedProcess(command, code or 0, stdout.getvalue(), stderr.getvalue())
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{command} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
 _RUN_PY = None
 
 
@@ -42,35 +61,19 @@ def run_cli(*argv: str, check: bool = True) -> subprocess.CompletedProcess:
     not installed (``run.py``'s ``__main__`` does that)."""
     import contextlib
     import importlib.util
-    import io
 
     global _RUN_PY
     if _RUN_PY is None:
         spec = importlib.util.spec_from_file_location("run", REPO / "run.py")
         _RUN_PY = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(_RUN_PY)
-    stdout, stderr = io.StringIO(), io.StringIO()
     saved_argv = sys.argv
     sys.argv = [str(REPO / "run.py"), *argv]
     try:
-        with (
-            contextlib.chdir(REPO),
-            contextlib.redirect_stdout(stdout),
-            contextlib.redirect_stderr(stderr),
-        ):
-            try:
-                _RUN_PY.command()
-                code = 0
-            except SystemExit as stop:
-                code = stop.code
+        with contextlib.chdir(REPO):
+            return _called_in_process(["run.py", *argv], _RUN_PY.command, check)
     finally:
         sys.argv = saved_argv
-    proc = subprocess.CompletedProcess(
-        ["run.py", *argv], code or 0, stdout.getvalue(), stderr.getvalue()
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"run.py {argv} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return proc
 
 
 def run_analysis(module: str, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -78,23 +81,10 @@ def run_analysis(module: str, *argv: str, check: bool = True) -> subprocess.Comp
     its ``main``, with what it prints captured. A process per call spent about 2.5 s importing
     pandas, scipy and matplotlib (a dozen calls in the suite); ``python -m analysis`` itself is run
     as a process by ``test_analysis_without_results_says_so``."""
-    import contextlib
     import importlib
-    import io
 
     main = importlib.import_module("analysis.__main__" if module == "analysis" else module).main
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        try:
-            code = main(list(argv))
-        except SystemExit as stop:  # argparse's errors
-            code = stop.code
-    proc = subprocess.CompletedProcess(
-        ["-m", module, *argv], code or 0, stdout.getvalue(), stderr.getvalue()
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"{module} {argv} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    return proc
+    return _called_in_process(["-m", module, *argv], lambda: main(list(argv)), check)
 
 
 def preflight_error(*argv: str) -> list[str]:
