@@ -487,8 +487,16 @@ def playout(state, rng, moves, record):
                 most = state[cnt + x]
                 tabu = x
     played = 0
-    nf, nb = _adjacency(buf, b, k, tabu, 0, ncols0 - 1)
+    # The marks of every column before the first move, of the columns a move changed before
+    # the next: one call of the inlined _adjacency, not two (compile time).
+    nf = np.int64(0)
+    nb = np.int64(0)
+    c_from = np.int64(0)
+    c_to = ncols0 - 1
     while state[CELLS] > 0:
+        df, db = _adjacency(buf, b, k, tabu, c_from, c_to)
+        nf += df
+        nb += db
         ncols = state[NCOLS]
         # Tabu cells join the draw if they form one group (all of them have a neighbour of
         # their colour, and one fill reaches them all), or if no other colour has a group.
@@ -561,10 +569,8 @@ def playout(state, rng, moves, record):
             state[NCOLS] = dst
         # Only the columns of the group, their neighbours and (after a closed column) the
         # columns that moved can have changed their marks.
+        c_from = lo - 1 if lo > 0 else 0
         c_to = ncols - 1 if emptied or hi == ncols - 1 else hi + 1
-        df, db = _adjacency(buf, b, k, tabu, lo - 1 if lo > 0 else 0, c_to)
-        nf += df
-        nb += db
         _score_move(state, x, n)
     for c in range(ncols0):
         for r in range(h):
