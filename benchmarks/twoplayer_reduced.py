@@ -125,7 +125,10 @@ def cost_table(outputs: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(
+    argv: list[str] | None = None, run_py: Callable[[list[str]], object] = run_py_process
+) -> None:
+    """The command line; ``run_py`` runs each ``run.py`` command (see ``run``)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", choices=("quick", "paper"), default="paper")
     parser.add_argument("--print", action="store_true", help="print the commands, run nothing")
@@ -145,7 +148,7 @@ def main(argv: list[str] | None = None) -> None:
         for c in commands(args.scale, extra, args.cost):
             print("python run.py " + " ".join(c))
         return
-    run(args.scale, extra, args.outputs, args.cost)
+    run(args.scale, extra, args.outputs, args.cost, run_py)
     if args.cost is not None:
         table = cost_table(args.outputs)
         print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}"))

@@ -62,9 +62,11 @@ def test_a_reduced_cell_is_the_full_cell():
 
 def test_quick_reduced_table_runs_and_is_marked_reduced(tmp_path):
     t = time.perf_counter()
-    # The script's commands (``python benchmarks/twoplayer_reduced.py --scale quick
-    # progress=false``), each run.py command in this process.
-    reduced.run("quick", ["progress=false"], tmp_path, run_py=lambda args: run_cli(*args))
+    # The script's command line, each of its run.py commands in this process.
+    reduced.main(
+        ["--scale", "quick", "--outputs", str(tmp_path), "progress=false"],
+        run_py=lambda args: run_cli(*args),
+    )
     seconds = time.perf_counter() - t
     # About 20 s here (2026-11-28) with numba's cache warm (a cold cache adds the
     # compilation); the bound leaves room for a loaded machine.
