@@ -30,7 +30,7 @@ def policy(ws, t):
 def adapt_kernels(depth, alpha=1.0, tau=1.0, use_bias=False):
     state0 = leftmove.make_state(depth=depth)
     params = nrpa.NrpaParams(1, 2, alpha, tau, 0.0, 0, 1 << 12, use_bias=use_bias)
-    new_workspace, _, adapt = nrpa.build_nrpa(leftmove, 1)
+    new_workspace, _, adapt = nrpa.build_nrpa(leftmove)
     ws = new_workspace(state0, params, np.zeros(2, np.int64))
     return state0, params, ws, adapt
 
@@ -90,7 +90,7 @@ def test_gnrpa_bias_is_beta_and_nrpa_ignores_it(use_bias):
     # each weight by 1 - 1/4 (GNRPA); NRPA's policy ignores the bias: p(L) = 1/2.
     state0 = leftmove.make_state(depth=1)
     params = nrpa.NrpaParams(1, 2, 1.0, 1.0, 0.0, 0, 1 << 12, use_bias=use_bias)
-    new_workspace, _, adapt = nrpa.build_nrpa(BIASED_LEFTMOVE, 1)
+    new_workspace, _, adapt = nrpa.build_nrpa(BIASED_LEFTMOVE)
     ws = new_workspace(state0, params, np.zeros(2, np.int64))
     adapt(state0, 1, np.array([R], np.int32), 1, params, ws)
     step = 0.75 if use_bias else 0.5

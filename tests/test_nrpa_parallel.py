@@ -60,7 +60,7 @@ def test_the_masters_adaptation_is_the_kernels(tau):
     depth = 6
     state0 = leftmove.make_state(depth=depth)
     params = nrpa.NrpaParams(1, 2, 0.7, tau, 0.0, 0, 1 << 12)
-    new_workspace, _, kernel_adapt = nrpa.build_nrpa(leftmove, 1)
+    new_workspace, _, kernel_adapt = nrpa.build_nrpa(leftmove)
     ws = new_workspace(state0, params, np.zeros(2, np.int64))
     policy: dict[int, float] = {}
     rng = np.random.default_rng(5)

@@ -8,7 +8,8 @@ So for each pair that runs, ``entry_point(...)`` writes a small module into the 
 (``nmcs.search.engine.build_search``) for levels 0 to ``levels`` and runs a block of searches
 in a module-level ``@njit(cache=True, nogil=True)`` function, imports it and returns that
 function (``nmcs.search.engine.run_searches`` runs one block per thread). A pair never run is
-never compiled, nor are the levels above a run's (``engine.compiled_levels``: 0, 1, 2, 3 or 6); a
+never compiled, nor are the levels above a run's where each level is a function of its own
+(nested search: ``engine.compiled_levels``, 0, 1, 2, 3 or 6); a
 triple run before loads from the cache in a new process. An entry point is keyed on the
 algorithm's builder, not its name: two algorithms built by one function (``nrpa`` and
 ``gnrpa``) share their compiled code. Threads started from Python rather than numba's

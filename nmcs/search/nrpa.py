@@ -84,7 +84,6 @@ from nmcs.search.anytime import (
     NO_SCORE,
     PLAYOUT_MOVES,
     PLAYOUTS,
-    level_dispatch,
     record_improvement,
     refcounted_kernels,
     start_clock,
@@ -246,9 +245,9 @@ def _no_bias(game):
 
 
 @functools.cache
-def build_nrpa(game: Any, levels: int) -> tuple:
-    """``(new_workspace, run, adapt)`` of NRPA and GNRPA on ``game``'s kernels, levels 0 to
-    ``levels`` unrolled; the game's ``bias`` kernel, if any, is beta when the workspace was
+def build_nrpa(game: Any) -> tuple:
+    """``(new_workspace, run, adapt)`` of NRPA and GNRPA on ``game``'s kernels, every level
+    (one recursive function); the game's ``bias`` kernel, if any, is beta when the workspace was
     made with ``params.use_bias`` (GNRPA).
     ``adapt(state0, t, seq, length, params, ws)`` is Rosin's adaptation of table ``t`` toward
     ``seq`` (exposed for the tests)."""
@@ -358,7 +357,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
         inv_tau = 1.0 / params.tau
         legal = ws.legal
         r_n, r_pick = ws.r_n, ws.r_pick
-        played = np.int64(0)  # not a literal 0: see level_k's best_len
+        played = np.int64(0)  # not a literal 0: see search's best_len
         u = 0
         while True:
             n = legal_moves(state, legal)
@@ -578,55 +577,59 @@ def build_nrpa(game: Any, levels: int) -> tuple:
         after_playout(state, params, ws, trace)
         return length
 
-    def make_level(lower, k):
-        @njit(_nrt=False)  # type: ignore[call-overload]
-        def level_k(state, params, rng, ws, seq, trace):
-            # The table index as an int64, not the literal k: numba would compile copy_table,
-            # adapt and all below it once per level (Literal[int](1), (2), ...).
-            t = np.int64(k)
-            copy_table(ws, t, t + 1)
-            ws.c_ok[k] = 0
-            child = ws.states[k]
-            cand = ws.cand[k]
-            best = ws.best[k]
-            best_score = NO_SCORE
-            # np.int64, not a literal 0: numba types a call made with a variable that starts
-            # as a literal once with the literal type and once with int64, and compiles the
-            # callee (adapt, promote and all below them) twice.
-            best_len = np.int64(0)
-            reps = params.batch if k == params.level else 1
-            for it in range(params.iterations):
-                for _ in range(reps):
-                    copy_state(child, state)
-                    length = lower(child, params, rng, ws, cand, trace)
-                    s = score(child)
-                    if s >= best_score:  # ties: the newer sequence replaces (Rosin's >=)
-                        same = length == best_len
-                        for j in range(length):
-                            same = same and best[j] == cand[j]
-                            best[j] = cand[j]
-                        best_score = s
-                        best_len = length
-                        if k == 1 and not same:
-                            promote(length, ws)  # the playout's own recording: no replay
-                        elif not same:
-                            ws.c_ok[k] = 0
-                    if ws.ctl[CTL_CUT] != 0.0:
-                        break
-                if ws.ctl[CTL_CUT] != 0.0 or it == params.iterations - 1:
+    # One function for every level, calling itself for the level below. A function per level
+    # compiled each level as a layer of its own, and every layer optimises and emits again all
+    # the machine code below it: a level-2 entry point's first compile cost 4-6 s more than
+    # level 1's. Now one entry point serves every level (``per_level=False``), compiled once
+    # for a sweep over levels 0-4. The playout is inlined at one place, the level-1 loop (a
+    # call per playout made the left move's NRPA slower); a level-0 search goes through that
+    # loop once (its playout on a copy of the position, then replayed: the same game).
+    @njit(_nrt=False)  # type: ignore[call-overload]
+    def search(state, k, params, rng, ws, seq, trace):
+        """A level-``k`` search from ``state`` (played in place); returns the length of the
+        sequence written into ``seq``. ``k`` is also the search's table (see the docstring;
+        level 0 plays the policy of table 1)."""
+        if k > 0:
+            copy_table(ws, k, k + 1)
+        ws.c_ok[k] = 0
+        child = ws.states[k]
+        cand = ws.cand[k]
+        best = ws.best[k]
+        best_score = NO_SCORE
+        # np.int64, not a literal 0: numba types a call made with a variable that starts
+        # as a literal once with the literal type and once with int64, and compiles the
+        # callee (adapt, promote and all below them) twice.
+        best_len = np.int64(0)
+        reps = params.batch if k == params.level else 1
+        iterations = params.iterations if k > 0 else 1
+        for it in range(iterations):
+            for _ in range(reps):
+                copy_state(child, state)
+                if k <= 1:
+                    length = level0(child, params, rng, ws, cand, trace)
+                else:
+                    length = search(child, k - 1, params, rng, ws, cand, trace)
+                s = score(child)
+                if s >= best_score:  # ties: the newer sequence replaces (Rosin's >=)
+                    same = length == best_len
+                    for j in range(length):
+                        same = same and best[j] == cand[j]
+                        best[j] = cand[j]
+                    best_score = s
+                    best_len = length
+                    if k == 1 and not same:
+                        promote(length, ws)  # the playout's own recording: no replay
+                    elif not same:
+                        ws.c_ok[k] = 0
+                if ws.ctl[CTL_CUT] != 0.0:
                     break
-                adapt(state, t, best, best_len, params, ws)
-            for j in range(best_len):
-                seq[j] = best[j]
-                play(state, best[j])
-            return best_len
-
-        return level_k
-
-    searches = [level0]
-    for k in range(1, levels + 1):
-        searches.append(make_level(searches[-1], k))
-    search = level_dispatch(searches)
+            if ws.ctl[CTL_CUT] != 0.0 or it == iterations - 1:
+                break
+            adapt(state, k, best, best_len, params, ws)
+        for j in range(best_len):
+            seq[j] = best[j]
+            play(state, best[j])
+        return best_len
 
     @njit
     def run(state, params, rng, ws, seq, trace):
@@ -648,7 +651,7 @@ def build_nrpa(game: Any, levels: int) -> tuple:
         best_len = 0
         while True:
             copy_state(top, state)
-            length = search(top, params.level, params, rng, ws, out, trace)
+            length = search(top, np.int64(params.level), params, rng, ws, out, trace)
             s = score(top)
             if s > best:
                 best = s
@@ -733,8 +736,9 @@ def nrpa_params(options: Any, settings: Settings, kernels: Any, state0: np.ndarr
 def build_nrpa_search(game: Any, levels: int) -> tuple:
     """``(new_workspace, run)`` of algo=nrpa and algo=gnrpa for the engine
     (``nmcs.search.engine``): one builder, so one compiled entry point per game serves both
-    (``nmcs.search.entry`` keys entry points on the builder)."""
-    return build_nrpa(game, levels)[:2]
+    (``nmcs.search.entry`` keys entry points on the builder), and every level (``levels`` is
+    ignored: ``per_level=False``)."""
+    return build_nrpa(game)[:2]
 
 
 # The games with move codes: the single-player games of this package. needs_budget=None: a
@@ -751,6 +755,7 @@ NRPA = register(
         writes_trace=True,
         games=_CODED_GAMES,
         max_level=MAX_LEVEL,
+        per_level=False,
     )
 )
 GNRPA = register(
@@ -763,5 +768,6 @@ GNRPA = register(
         writes_trace=True,
         games=_CODED_GAMES,
         max_level=MAX_LEVEL,
+        per_level=False,
     )
 )
