@@ -29,11 +29,11 @@ def test_each_entry_serves_exactly_the_levels_sent_to_it(max_level):
 
 
 def test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all():
-    # Reflexive search, UCT and forward checking take ``levels`` and ignore it, and beam search
-    # and NRPA run every level with one function that calls itself: one entry point each (a
-    # sweep over levels 0-3 compiled reflexive search four times).
+    # Reflexive search, UCT and forward checking take ``levels`` and ignore it, and NRPA runs
+    # every level with one function that calls itself: one entry point each (a sweep over
+    # levels 0-3 compiled reflexive search four times).
     one_entry = {name for name in registry.names() if not registry.algorithm(name).per_level}
-    assert one_entry == {"reflexive", "uct", "fc", "beam", "iterative_beam", "nrpa", "gnrpa"}
+    assert one_entry == {"reflexive", "uct", "fc", "nrpa", "gnrpa"}
     for name in registry.names():
         record = registry.algorithm(name)
         levels = [entry_levels(record, level) for level in range(record.max_level + 1)]
@@ -80,24 +80,24 @@ def test_level_functions_take_an_allocating_kernel_and_refuse_unserved_levels():
         nested(state0.copy(), 1, 1, NO_TARGET, np.array([0], np.uint64), ws, seq)
 
 
-# Beam search and NRPA: one function for every level, calling itself (numba cannot load a
-# recursive function cached on its own, numba issue 6061; here only the entry point that calls
-# it is cached, with the recursive function's code linked into it).
+# NRPA: one function for every level, calling itself (numba cannot load a recursive function
+# cached on its own, numba issue 6061; here only the entry point that calls it is cached, with
+# the recursive function's code linked into it).
 RECURSIVE_SEARCHES = (
     "import hashlib\n"
     "from nmcs import make_state, search_batch, search_seeds\n"
     "state0 = make_state('leftmove', depth=10)\n"
-    "for algo, options in (('beam', {'beam': [2, 2]}), ('nrpa', {'iterations': 4})):\n"
-    "    res = search_batch('leftmove', state0, search_seeds(3, 0, 4), algo=algo, level=2,\n"
-    "                       **options)\n"
+    "for level in (1, 2):\n"
+    "    res = search_batch('leftmove', state0, search_seeds(3, 0, 4), algo='nrpa',\n"
+    "                       level=level, iterations=4)\n"
     "    for score, moves in zip(res.score, res.moves):\n"
-    "        print(algo, score, hashlib.sha1(moves.tobytes()).hexdigest())\n"
+    "        print(level, score, hashlib.sha1(moves.tobytes()).hexdigest())\n"
 )
 
 
 def test_a_search_that_calls_itself_loads_from_the_cache_in_a_new_process(tmp_path):
-    """The second process loads beam search's and NRPA's entry points from the numba cache
-    (the suite's, shared with the other tests) and plays the same games as the first."""
+    """The second process loads NRPA's entry point from the numba cache (the suite's, shared
+    with the other tests) and plays the same games as the first, at levels 1 and 2."""
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
 
     def run():

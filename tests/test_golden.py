@@ -49,6 +49,44 @@ ALGOS = [
 ]
 SLOW = {"morpion", "morpion_5T_mobility", "samegame_std"}
 
+# NRPA and beam search, pinned at 537aacc (2026-11-28), before NRPA became one function for
+# every level that calls itself; on the games and levels whose entry points the suite compiles
+# anyway.
+# (name, search_batch keyword arguments, game keys)
+NRPA_GAMES = ("leftmove", "leftmost", "morpion", "samegame", "sudoku")
+RECURSIVE = [
+    ("nrpa0", {"algo": "nrpa", "level": 0}, NRPA_GAMES),
+    ("nrpa1", {"algo": "nrpa", "level": 1, "iterations": 20}, NRPA_GAMES),
+    ("nrpa2", {"algo": "nrpa", "level": 2, "iterations": 5}, NRPA_GAMES),
+    ("nrpa2_batch", {"algo": "nrpa", "level": 2, "iterations": 4, "batch": 3}, NRPA_GAMES),
+    (
+        "nrpa1_budget",
+        {"algo": "nrpa", "level": 1, "iterations": 50, "max_playouts": 70},
+        NRPA_GAMES,
+    ),
+    ("gnrpa2", {"algo": "gnrpa", "level": 2, "iterations": 5, "tau": 0.5}, NRPA_GAMES),
+    ("nrpa3", {"algo": "nrpa", "level": 3, "iterations": 3}, ("leftmove", "samegame")),
+    ("beam0", {"algo": "beam", "level": 0}, ("leftmove",)),
+    ("beam1", {"algo": "beam", "level": 1, "beam": [3]}, ("leftmove", "morpion", "samegame")),
+    ("beam2", {"algo": "beam", "level": 2, "beam": [2, 2]}, ("leftmove",)),
+    (
+        "beam2_first_merged",
+        {"algo": "beam", "level": 2, "beam": [3, 2], "ties": "first", "merge_duplicates": True},
+        ("leftmove",),
+    ),
+    ("beam3", {"algo": "beam", "level": 3, "beam": [1, 2, 1]}, ("leftmove",)),
+    (
+        "beam2_budget",
+        {"algo": "beam", "level": 2, "beam": [4, 2], "max_playouts": 150},
+        ("leftmove",),
+    ),
+    (
+        "iterative_beam1",
+        {"algo": "iterative_beam", "level": 1, "beam": [2], "max_playouts": 300},
+        ("morpion",),
+    ),
+]
+
 # Composed configs whose cell hash must not change (the `cell` column of existing results).
 CELL_CONFIGS = [
     [],
@@ -64,6 +102,9 @@ def cases():
         for algo_key, kwargs in ALGOS:
             if algo_key == "nested2m" and game_key in SLOW:
                 continue
+            yield f"{game_key}/{algo_key}", game_key, kwargs
+    for algo_key, kwargs, game_keys in RECURSIVE:
+        for game_key in game_keys:
             yield f"{game_key}/{algo_key}", game_key, kwargs
 
 

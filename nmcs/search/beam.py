@@ -1,6 +1,6 @@
 """Monte-Carlo Beam Search (Cazenave 2012, Algorithm 2), written once for every game.
 
-``build_beam(game)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
+``build_beam(game, levels)`` takes a game module (see ``nmcs.games``) and returns jitted functions:
 
 - ``new_workspace(state0, width)``: the buffers of a search whose beams hold at most ``width``
   positions, allocated once per worker;
@@ -82,6 +82,7 @@ from nmcs.search.anytime import (
     RestartWorkspace,
     build_restarts,
     copy_into,
+    level_dispatch,
     refcounted_kernels,
     target_score_kernel,
 )
@@ -97,9 +98,9 @@ TIE_RULES = ("random", "first")  # spec[TIES] is the index
 FNV_PRIME = 0x100000001B3
 
 
-def build_beam(game):
-    """Jitted beam search functions specialised to ``game``'s kernels, every level (one
-    recursive function)."""
+def build_beam(game, levels: int = MAX_LEVEL):
+    """Jitted beam search functions specialised to ``game``'s kernels, for levels up to
+    ``levels`` (unused levels are not compiled)."""
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
@@ -251,116 +252,110 @@ def build_beam(game):
             ties = boundary(cinfo[k], kept)[1]
         return kept, ties
 
-    # One function for every level, calling itself for the level below (level 0: the game's
-    # playout, a compiled kernel). A function per level compiled each level as a layer of its
-    # own, and every layer optimises and emits again all the machine code below it (Morpion's
-    # level-2 first run: 2-4 s more than level 1's). One entry point serves every level
-    # (``per_level=False``), compiled once for a sweep over levels 0-4.
-    @njit(_nrt=False)  # type: ignore[call-overload]
-    def search(state, k, spec, rng, ws, seq, stats):
-        """A level-``k`` search from ``state`` (played in place; k = 0: one playout); returns
-        the length of the game written into ``seq``."""
-        if k == 0:
-            return sample(state, spec, rng, ws, seq, stats)
-        bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
-        width = spec[k - 1]
-        merge = spec[MERGE] != 0
-        limit = spec[LIMIT]
-        top = bseq.shape[2] - 1  # the best-game slot (buffer 0)
-        binfo[k, 0, top, SCORE] = NO_SCORE
-        target = target_score(state)
-        # np.int64 rather than literal 0s: numba types a call whose argument starts as a
-        # literal once per type, and would compile keep_child and advance twice.
-        cur = np.int64(0)
-        # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
-        copy_into(bstate[k, cur, 0], state)
-        binfo[k, cur, 0, POS] = 0
-        binfo[k, cur, 0, LEN] = 0
-        binfo[k, cur, 0, SCORE] = NO_SCORE
-        nbeam[k] = 1
-        while True:
-            kept = np.int64(0)
-            ties = np.int64(0)
-            order = np.int64(0)
-            moving = False
-            for b in range(nbeam[k]):
-                pos = binfo[k, cur, b, POS]
-                n = legal_moves(bstate[k, cur, b], legal[k])
-                if n > 0:
-                    moving = True
-                for i in range(n):
-                    copy_into(child[k, 0], bstate[k, cur, b])
-                    play(child[k, 0], legal[k, i])
-                    h = 0
-                    if merge:
-                        h = position_hash(child[k, 0])
-                        copy_into(child[k, 1], child[k, 0])
-                    if k == 1:
-                        # The playout called here, not through search(k = 0): one call less
-                        # per playout (the left move's level-3 search ran 9% slower).
-                        length = sample(child[k, 0], spec, rng, ws, cbuf[k], stats)
-                    else:
-                        length = search(child[k, 0], k - 1, spec, rng, ws, cbuf[k], stats)
-                    s = score(child[k, 0])
-                    if s >= target:
-                        # A lower search reached the game's target score: that game is
-                        # the answer.
-                        for j in range(pos):
-                            seq[j] = bseq[k, cur, b, j]
-                        seq[pos] = legal[k, i]
-                        for j in range(length):
-                            seq[pos + 1 + j] = cbuf[k, j]
-                        for j in range(pos + 1 + length):
-                            play(state, seq[j])
-                        return pos + 1 + length
-                    if limit > 0:
-                        if s > binfo[k, 0, top, SCORE]:
-                            # The best game found at this level (the first on ties).
+    def make_level(lower, k):
+        # Level 1 is inlined where it is called (level 2, the dispatch): one compiled layer less
+        # above the playouts, which each layer optimises and emits again (compile time).
+        @njit(inline="always" if k == 1 else "never", _nrt=False)  # type: ignore[call-overload]
+        def level_k(state, spec, rng, ws, seq, stats):
+            bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
+            width = spec[k - 1]
+            merge = spec[MERGE] != 0
+            limit = spec[LIMIT]
+            top = bseq.shape[2] - 1  # the best-game slot (buffer 0)
+            binfo[k, 0, top, SCORE] = NO_SCORE
+            target = target_score(state)
+            # np.int64 rather than literal 0s: numba types a call whose argument starts as a
+            # literal once per type, and would compile keep_child and advance twice.
+            cur = np.int64(0)
+            # The level as an int64, not the literal k: numba would compile keep_child and
+            # advance once per level (Literal[int](1), (2), ...).
+            lv = np.int64(k)
+            # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
+            copy_into(bstate[k, cur, 0], state)
+            binfo[k, cur, 0, POS] = 0
+            binfo[k, cur, 0, LEN] = 0
+            binfo[k, cur, 0, SCORE] = NO_SCORE
+            nbeam[k] = 1
+            while True:
+                kept = np.int64(0)
+                ties = np.int64(0)
+                order = np.int64(0)
+                moving = False
+                for b in range(nbeam[k]):
+                    pos = binfo[k, cur, b, POS]
+                    n = legal_moves(bstate[k, cur, b], legal[k])
+                    if n > 0:
+                        moving = True
+                    for i in range(n):
+                        copy_into(child[k, 0], bstate[k, cur, b])
+                        play(child[k, 0], legal[k, i])
+                        h = 0
+                        if merge:
+                            h = position_hash(child[k, 0])
+                            copy_into(child[k, 1], child[k, 0])
+                        length = lower(child[k, 0], spec, rng, ws, cbuf[k], stats)
+                        s = score(child[k, 0])
+                        if s >= target:
+                            # A lower search reached the game's target score: that game is
+                            # the answer.
                             for j in range(pos):
-                                bseq[k, 0, top, j] = bseq[k, cur, b, j]
-                            bseq[k, 0, top, pos] = legal[k, i]
+                                seq[j] = bseq[k, cur, b, j]
+                            seq[pos] = legal[k, i]
                             for j in range(length):
-                                bseq[k, 0, top, pos + 1 + j] = cbuf[k, j]
-                            binfo[k, 0, top, SCORE] = s
-                            binfo[k, 0, top, LEN] = pos + 1 + length
-                        if stats[PLAYOUTS] >= limit:
-                            # The budget is spent (at this playout, or below): the best
-                            # game found at this level is the answer.
-                            best_len = binfo[k, 0, top, LEN]
-                            for j in range(best_len):
-                                seq[j] = bseq[k, 0, top, j]
+                                seq[pos + 1 + j] = cbuf[k, j]
+                            for j in range(pos + 1 + length):
                                 play(state, seq[j])
-                            return best_len
-                    kept, ties = keep_child(
-                        k,
-                        ws,
-                        rng,
-                        cur,
-                        kept,
-                        width,
-                        ties,
-                        b,
-                        legal[k, i],
-                        length,
-                        s,
-                        order,
-                        h,
-                        spec,
-                    )
-                    order += 1
-            if not moving:
-                break
-            cur = advance(k, ws, rng, cur, kept, width, spec)
-        # The best game of the final beam (earlier positions win ties).
-        best = 0
-        for b in range(1, nbeam[k]):
-            if binfo[k, cur, b, SCORE] > binfo[k, cur, best, SCORE]:
-                best = b
-        length = binfo[k, cur, best, LEN]
-        for j in range(length):
-            seq[j] = bseq[k, cur, best, j]
-        copy_into(state, bstate[k, cur, best])
-        return length
+                            return pos + 1 + length
+                        if limit > 0:
+                            if s > binfo[k, 0, top, SCORE]:
+                                # The best game found at this level (the first on ties).
+                                for j in range(pos):
+                                    bseq[k, 0, top, j] = bseq[k, cur, b, j]
+                                bseq[k, 0, top, pos] = legal[k, i]
+                                for j in range(length):
+                                    bseq[k, 0, top, pos + 1 + j] = cbuf[k, j]
+                                binfo[k, 0, top, SCORE] = s
+                                binfo[k, 0, top, LEN] = pos + 1 + length
+                            if stats[PLAYOUTS] >= limit:
+                                # The budget is spent (at this playout, or below): the best
+                                # game found at this level is the answer.
+                                best_len = binfo[k, 0, top, LEN]
+                                for j in range(best_len):
+                                    seq[j] = bseq[k, 0, top, j]
+                                    play(state, seq[j])
+                                return best_len
+                        kept, ties = keep_child(
+                            lv,
+                            ws,
+                            rng,
+                            cur,
+                            kept,
+                            width,
+                            ties,
+                            b,
+                            legal[k, i],
+                            length,
+                            s,
+                            order,
+                            h,
+                            spec,
+                        )
+                        order += 1
+                if not moving:
+                    break
+                cur = advance(lv, ws, rng, cur, kept, width, spec)
+            # The best game of the final beam (earlier positions win ties).
+            best = 0
+            for b in range(1, nbeam[k]):
+                if binfo[k, cur, b, SCORE] > binfo[k, cur, best, SCORE]:
+                    best = b
+            length = binfo[k, cur, best, LEN]
+            for j in range(length):
+                seq[j] = bseq[k, cur, best, j]
+            copy_into(state, bstate[k, cur, best])
+            return length
+
+        return level_k
 
     @njit(_nrt=True)  # type: ignore[call-overload]
     def advance(k, ws, rng, cur, kept, width, spec):
@@ -452,9 +447,10 @@ def build_beam(game):
         nbeam[k] = n_new
         return nxt
 
-    @njit(inline="always")
-    def beam(state, level, spec, rng, ws, seq, stats):
-        return search(state, np.int64(level), spec, rng, ws, seq, stats)
+    searches = [sample]
+    for k in range(1, levels + 1):
+        searches.append(make_level(searches[-1], k))
+    beam = level_dispatch(searches)
 
     return new_workspace, beam
 
@@ -587,9 +583,8 @@ def _new_workspace(new_beam_workspace):
 
 
 def build_beam_search(game, levels: int):
-    """``(new_workspace, run)`` of algo=beam for the engine, every level (``levels`` is
-    ignored: ``per_level=False``)."""
-    new_beam_workspace, beam = build_beam(game)
+    """``(new_workspace, run)`` of algo=beam for the engine."""
+    new_beam_workspace, beam = build_beam(game, levels)
 
     @njit
     def run(state, params, rng, ws, seq, trace):
@@ -603,7 +598,7 @@ def build_iterative_beam_search(game, levels: int):
     (``build_restarts``). A beam search that has started finishes, so a budget can be overshot
     by one search (iterative NMCS cuts its running search instead; the beam kernels do not
     check the budget)."""
-    new_beam_workspace, beam = build_beam(game)
+    new_beam_workspace, beam = build_beam(game, levels)
 
     @njit(inline="always")
     def begin(params, ws, clock):
@@ -624,7 +619,6 @@ BEAM = register(
         build=build_beam_search,
         needs_budget=None,
         max_level=MAX_LEVEL,
-        per_level=False,
     )
 )
 ITERATIVE_BEAM = register(
@@ -636,6 +630,5 @@ ITERATIVE_BEAM = register(
         needs_budget=True,
         writes_trace=True,
         max_level=MAX_LEVEL,
-        per_level=False,
     )
 )

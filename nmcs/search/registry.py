@@ -33,8 +33,8 @@ A record says::
                   bracket has its own entry point (``nmcs.search.engine.compiled_levels``);
                   False: ``build`` ignores ``levels`` and one entry point serves every level
                   (reflexive search, UCT, forward checking: compiling one per level would
-                  compile the same code again; beam search and NRPA: one function for every
-                  level, which calls itself for the level below)
+                  compile the same code again; NRPA and GNRPA: one function for every level,
+                  which calls itself for the level below)
 
 ``settings`` (``Settings``) are the top-level keys every algorithm may read: level, memorize
 and the budget.
