@@ -16,16 +16,34 @@ from nmcs.games import leftmove
 from nmcs.harness.batch import search_batch
 from nmcs.search import registry
 from nmcs.search.anytime import NO_TARGET
-from nmcs.search.engine import compiled_levels, entry_levels, lowest_served_level
+from nmcs.search.engine import (
+    LEVEL_BRACKETS,
+    compiled_levels,
+    entry_levels,
+    level_brackets,
+    lowest_served_level,
+)
 from nmcs.search.nested import build_nested
 
 
+@pytest.mark.parametrize("brackets", [LEVEL_BRACKETS, (0, 1)])
 @pytest.mark.parametrize("max_level", range(1, 7))
-def test_each_entry_serves_exactly_the_levels_sent_to_it(max_level):
-    entries = {compiled_levels(level, max_level) for level in range(max_level + 1)}
+def test_each_entry_serves_exactly_the_levels_sent_to_it(max_level, brackets):
+    entries = {compiled_levels(level, max_level, brackets) for level in range(max_level + 1)}
     for levels in entries:
-        sent = [lv for lv in range(max_level + 1) if compiled_levels(lv, max_level) == levels]
-        assert sent == list(range(lowest_served_level(levels), levels + 1))
+        sent = [
+            lv for lv in range(max_level + 1) if compiled_levels(lv, max_level, brackets) == levels
+        ]
+        assert sent == list(range(lowest_served_level(levels, brackets), levels + 1))
+
+
+def test_beam_search_has_entry_points_for_level_0_level_1_and_every_level_above():
+    # Levels 2 and up run in one function that calls itself (nmcs.search.beam.make_level).
+    for name in ("beam", "iterative_beam"):
+        record = registry.algorithm(name)
+        levels = [entry_levels(record, level) for level in range(record.max_level + 1)]
+        assert levels == [0, 1] + [record.max_level] * (record.max_level - 1)
+        assert lowest_served_level(record.max_level, level_brackets(record)) == 2
 
 
 def test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all():
@@ -38,7 +56,10 @@ def test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all():
         record = registry.algorithm(name)
         levels = [entry_levels(record, level) for level in range(record.max_level + 1)]
         if record.per_level:
-            assert levels == [compiled_levels(lv, record.max_level) for lv in range(len(levels))]
+            brackets = level_brackets(record)
+            assert levels == [
+                compiled_levels(lv, record.max_level, brackets) for lv in range(len(levels))
+            ]
         else:
             assert set(levels) == {record.max_level}
 

@@ -29,6 +29,7 @@ from nmcs.games.registry import game as game_record
 from nmcs.search.engine import (
     TRACE_LEN,
     entry_levels,
+    level_brackets,
     lowest_served_level,
     new_outputs,
     run_searches,
@@ -275,7 +276,7 @@ def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, para
     compiled (saying so on stderr) or loaded for these arguments before any search runs."""
     levels = entry_levels(record, settings.level)
     run_block = entry_point(game.name, game.kernels, record.build, levels)
-    lowest = lowest_served_level(levels)
+    lowest = lowest_served_level(levels, level_brackets(record))
     served = f"level {levels}" if lowest == levels else f"levels {lowest}-{levels}"
     label = f"{game.name} x {record.name}" + (f", {served}" if record.per_level else "")
     compile_entry(run_block, label, state0, seeds, params, out)

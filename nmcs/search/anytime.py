@@ -86,7 +86,7 @@ def refcounted_kernels(game) -> None:
 def level_dispatch(searches):
     """One jitted ``search(state, level, a, b, c, d, e)`` over per-level searches
     ``searches[k](state, a, b, c, d, e)`` (k = 0: one playout), for the searches whose levels
-    are functions of their own (nested, beam). Each test is inlined (``inline="always"``),
+    are functions of their own (nested search). Each test is inlined (``inline="always"``),
     so the dispatch is no compiled layer of its own between the entry point and the playouts.
 
     It serves the levels that the engine runs in an entry point compiled for

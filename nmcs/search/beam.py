@@ -99,8 +99,9 @@ FNV_PRIME = 0x100000001B3
 
 
 def build_beam(game, levels: int = MAX_LEVEL):
-    """Jitted beam search functions specialised to ``game``'s kernels, for levels up to
-    ``levels`` (unused levels are not compiled)."""
+    """Jitted beam search functions specialised to ``game``'s kernels, for level 0
+    (``levels`` = 0), level 1 (1), or every level from 2 up (2 or more: one function that calls
+    itself, ``make_level``)."""
     legal_moves = game.legal_moves
     play = game.play
     score = game.score
@@ -252,11 +253,19 @@ def build_beam(game, levels: int = MAX_LEVEL):
             ties = boundary(cinfo[k], kept)[1]
         return kept, ties
 
-    def make_level(lower, k):
-        # Level 1 is inlined where it is called (level 2, the dispatch): one compiled layer less
-        # above the playouts, which each layer optimises and emits again (compile time).
-        @njit(inline="always" if k == 1 else "never", _nrt=False)  # type: ignore[call-overload]
-        def level_k(state, spec, rng, ws, seq, stats):
+    @njit(inline="always")
+    def never_below(state, k, spec, rng, ws, seq, stats):
+        return np.int64(0)  # level 1 plays its playouts itself: never called
+
+    def make_level(recursive):
+        """Level 1 alone (``recursive`` False), inlined where it is called (``beam``): one
+        compiled layer less above the playouts, which each layer optimises and emits again; or
+        every level from 2 up (True): one function that calls itself for the level below, so a
+        level-2 or level-3 search compiles one level body, not one per level."""
+        lower = never_below  # the function itself when recursive (set below)
+
+        @njit(inline="never" if recursive else "always", _nrt=False)  # type: ignore[call-overload]
+        def level(state, k, spec, rng, ws, seq, stats):
             bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
             width = spec[k - 1]
             merge = spec[MERGE] != 0
@@ -267,9 +276,6 @@ def build_beam(game, levels: int = MAX_LEVEL):
             # np.int64 rather than literal 0s: numba types a call whose argument starts as a
             # literal once per type, and would compile keep_child and advance twice.
             cur = np.int64(0)
-            # The level as an int64, not the literal k: numba would compile keep_child and
-            # advance once per level (Literal[int](1), (2), ...).
-            lv = np.int64(k)
             # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
             copy_into(bstate[k, cur, 0], state)
             binfo[k, cur, 0, POS] = 0
@@ -293,7 +299,10 @@ def build_beam(game, levels: int = MAX_LEVEL):
                         if merge:
                             h = position_hash(child[k, 0])
                             copy_into(child[k, 1], child[k, 0])
-                        length = lower(child[k, 0], spec, rng, ws, cbuf[k], stats)
+                        if k == 1:
+                            length = sample(child[k, 0], spec, rng, ws, cbuf[k], stats)
+                        else:
+                            length = lower(child[k, 0], k - 1, spec, rng, ws, cbuf[k], stats)
                         s = score(child[k, 0])
                         if s >= target:
                             # A lower search reached the game's target score: that game is
@@ -325,7 +334,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
                                     play(state, seq[j])
                                 return best_len
                         kept, ties = keep_child(
-                            lv,
+                            k,
                             ws,
                             rng,
                             cur,
@@ -343,7 +352,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
                         order += 1
                 if not moving:
                     break
-                cur = advance(lv, ws, rng, cur, kept, width, spec)
+                cur = advance(k, ws, rng, cur, kept, width, spec)
             # The best game of the final beam (earlier positions win ties).
             best = 0
             for b in range(1, nbeam[k]):
@@ -355,7 +364,9 @@ def build_beam(game, levels: int = MAX_LEVEL):
             copy_into(state, bstate[k, cur, best])
             return length
 
-        return level_k
+        if recursive:
+            lower = level
+        return level
 
     @njit(_nrt=True)  # type: ignore[call-overload]
     def advance(k, ws, rng, cur, kept, width, spec):
@@ -447,10 +458,29 @@ def build_beam(game, levels: int = MAX_LEVEL):
         nbeam[k] = n_new
         return nxt
 
-    searches = [sample]
-    for k in range(1, levels + 1):
-        searches.append(make_level(searches[-1], k))
-    beam = level_dispatch(searches)
+    if levels >= 2:
+        # The entry point of levels 2 and up (``level_brackets`` of the registry records).
+        search = make_level(True)
+
+        @njit(inline="always")
+        def beam(state, level, spec, rng, ws, seq, stats):
+            if level < 2:
+                raise ValueError("level below those this search was compiled for")
+            return search(state, np.int64(level), spec, rng, ws, seq, stats)
+
+    elif levels == 1:
+        # Level 1 called straight from here, not through level_dispatch and a wrapper: numba
+        # copies an inlined function's IR into each inlined layer above it.
+        level1 = make_level(False)
+
+        @njit(inline="always")
+        def beam(state, level, spec, rng, ws, seq, stats):
+            if level < 1:
+                raise ValueError("level below those this search was compiled for")
+            return level1(state, np.int64(1), spec, rng, ws, seq, stats)
+
+    else:
+        beam = level_dispatch([sample])
 
     return new_workspace, beam
 
@@ -619,6 +649,7 @@ BEAM = register(
         build=build_beam_search,
         needs_budget=None,
         max_level=MAX_LEVEL,
+        level_brackets=(0, 1),
     )
 )
 ITERATIVE_BEAM = register(
@@ -630,5 +661,6 @@ ITERATIVE_BEAM = register(
         needs_budget=True,
         writes_trace=True,
         max_level=MAX_LEVEL,
+        level_brackets=(0, 1),
     )
 )

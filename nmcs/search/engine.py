@@ -76,12 +76,12 @@ def _inlined(dispatcher):
 LEVEL_BRACKETS = (0, 1, 2, 3)
 
 
-def compiled_levels(level: int, max_level: int) -> int:
+def compiled_levels(level: int, max_level: int, brackets: tuple[int, ...] = LEVEL_BRACKETS) -> int:
     """The highest level compiled for a search of ``level``: its own level up to 3 (a level-2
     run compiles no level-3 code: a first run of Morpion's level-2 beam search took 24 s with
     levels up to 3, 13 s without), the most above; a sweep over levels 0-3 compiles four entry
-    points."""
-    for levels in LEVEL_BRACKETS:
+    points. An algorithm may give its own ``brackets`` (``Algorithm.level_brackets``)."""
+    for levels in brackets:
         if level <= levels:
             return min(levels, max_level)
     return max_level
@@ -91,16 +91,23 @@ def entry_levels(record: Any, level: int) -> int:
     """The ``levels`` of the entry point that runs the algorithm ``record`` (a registry
     record) at ``level``: its level bracket (``compiled_levels``), or ``max_level`` for every
     level of an algorithm whose build ignores its levels (``Algorithm.per_level``)."""
-    return compiled_levels(level, record.max_level) if record.per_level else record.max_level
+    if not record.per_level:
+        return record.max_level
+    return compiled_levels(level, record.max_level, level_brackets(record))
 
 
-def lowest_served_level(levels: int) -> int:
+def level_brackets(record: Any) -> tuple[int, ...]:
+    """The level brackets of the algorithm ``record``: its own, or ``LEVEL_BRACKETS``."""
+    return record.level_brackets if record.level_brackets is not None else LEVEL_BRACKETS
+
+
+def lowest_served_level(levels: int, brackets: tuple[int, ...] = LEVEL_BRACKETS) -> int:
     """The lowest level that the entry point compiled for ``levels`` runs (``compiled_levels``
     sends no lower one there): its own level up to 3, and 4 for any entry above 3. The
     level dispatch of such an entry (``nmcs.search.anytime.level_dispatch``) compiles no branch
     for the levels below, which the levels above may still inline: the level-2 nested search's
     entry no longer holds a second copy of the level-1 search (2 s of its first compile)."""
-    below = [b for b in LEVEL_BRACKETS if b < levels]
+    below = [b for b in brackets if b < levels]
     return below[-1] + 1 if below else 0
 
 

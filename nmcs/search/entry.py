@@ -9,7 +9,8 @@ So for each pair that runs, ``entry_point(...)`` writes a small module into the 
 in a module-level ``@njit(cache=True, nogil=True)`` function, imports it and returns that
 function (``nmcs.search.engine.run_searches`` runs one block per thread). A pair never run is
 never compiled, nor are the levels above a run's where each level is a function of its own
-(nested search: ``engine.compiled_levels``, 0, 1, 2, 3 or 6); a
+(nested search: ``engine.compiled_levels``, 0, 1, 2, 3 or 6; beam search: 0, 1, or every level
+from 2 up); a
 triple run before loads from the cache in a new process. An entry point is keyed on the
 algorithm's builder, not its name: two algorithms built by one function (``nrpa`` and
 ``gnrpa``) share their compiled code. Threads started from Python rather than numba's

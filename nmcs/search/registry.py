@@ -35,6 +35,9 @@ A record says::
                   (reflexive search, UCT, forward checking: compiling one per level would
                   compile the same code again; NRPA and GNRPA: one function for every level,
                   which calls itself for the level below)
+    level_brackets  with ``per_level``: the highest level of each entry point but the last,
+                  which serves every level above them (None: ``engine.LEVEL_BRACKETS``, 0, 1,
+                  2, 3; beam search: (0, 1), its levels 2 and up run in one entry point)
 
 ``settings`` (``Settings``) are the top-level keys every algorithm may read: level, memorize
 and the budget.
@@ -99,6 +102,7 @@ class Algorithm:
     stop_rule: bool = False
     max_level: int = 6
     per_level: bool = True
+    level_brackets: tuple[int, ...] | None = None
 
     def option_names(self) -> list[str]:
         """The ``algo.*`` keys (the config's fields without ``name``)."""
