@@ -3,6 +3,7 @@ one entry, whose level dispatch holds the levels that entry serves and refuses t
 the nested search's level functions, compiled without reference counting, still take a game
 kernel that allocates, whichever of its callers numba types first."""
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -35,6 +36,13 @@ def test_each_entry_serves_exactly_the_levels_sent_to_it(max_level, brackets):
             lv for lv in range(max_level + 1) if compiled_levels(lv, max_level, brackets) == levels
         ]
         assert sent == list(range(lowest_served_level(levels, brackets), levels + 1))
+
+
+@pytest.mark.parametrize("brackets", [(1, 0), (0, 0), [0, 1], (-1,), (0, 1.5), (True,)])
+def test_a_record_with_bad_level_brackets_is_refused(brackets):
+    record = registry.algorithm("beam")
+    with pytest.raises(ValueError, match="level_brackets .* must be None or a tuple"):
+        dataclasses.replace(record, name="bad", level_brackets=brackets)
 
 
 def test_beam_search_has_entry_points_for_level_0_level_1_and_every_level_above():

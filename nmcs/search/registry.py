@@ -104,6 +104,19 @@ class Algorithm:
     per_level: bool = True
     level_brackets: tuple[int, ...] | None = None
 
+    def __post_init__(self) -> None:
+        b = self.level_brackets
+        ok = b is None or (
+            isinstance(b, tuple)
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in b)
+            and list(b) == sorted(set(b))
+        )
+        if not ok:
+            raise ValueError(
+                f"algorithm {self.name!r}: level_brackets = {b!r}: must be None or a tuple of "
+                "increasing integers >= 0"
+            )
+
     def option_names(self) -> list[str]:
         """The ``algo.*`` keys (the config's fields without ``name``)."""
         return [f.name for f in fields(self.config) if f.name != "name"]
