@@ -4,6 +4,7 @@ the cache).
 
     python benchmarks/bench_compile.py [--pairs morpion:uct,samegame:nested:2] [--repo DIR]
                                        [--json PATH] [--no-cached]
+    python benchmarks/bench_compile.py --ref COMMIT --pairs morpion:beam:2 [--rounds N]
 
 Each pair runs ``python run.py game=G algo=A level=L n_searches=2 workers=1 progress=false`` (plus
 ``budget.playouts=100``, or 1,000 nodes for forward checking, for the algorithms that need a
@@ -14,7 +15,10 @@ afterwards. Columns: wall seconds from start to exit and CPU seconds (user + sys
 its children), first run and cached run; the JSON rows also keep the first run's ``compiling ...``
 line. On a shared machine wall time includes waiting for the CPU, so CPU time is the figure to
 compare; run it pinned to one core (``taskset -c 1``) to measure the single-core case. ``--repo``
-times another checkout (e.g. the code before a change) with the same commands.
+times another checkout (e.g. the code before a change) with the same commands. ``--ref COMMIT``
+checks the commit out into a temporary worktree and times first runs of each pair there and in
+the work tree, interleaved (ref, work, work, ref per round): the way to back a claim that a change
+shortens or keeps a first compile, on a machine whose speed drifts with the hour.
 
 Without ``--pairs``: level 1 of every pair that the registries accept (every algorithm on
 every built-in one-player game it takes), then level 2 of the
@@ -89,6 +93,18 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float,
     return wall, cpu, proc.stderr
 
 
+def parse_pairs(text: str) -> list[str]:
+    """The pairs of ``--pairs``, each checked to be game:algo or game:algo:level."""
+    pairs = text.split(",")
+    for pair in pairs:
+        fields = pair.split(":")
+        if len(fields) not in (2, 3) or not all(fields):
+            sys.exit(f"bench_compile: pair '{pair}' is not game:algo or game:algo:level")
+        if len(fields) == 3 and not fields[2].isdigit():
+            sys.exit(f"bench_compile: the level of pair '{pair}' is not an integer >= 0")
+    return pairs
+
+
 def bench_pair(pair: str, repo: Path, cached: bool) -> dict:
     game, algo, level = (pair.split(":") + ["1"])[:3]
     with tempfile.TemporaryDirectory(prefix="nmcs_bench_compile_") as tmp:
@@ -127,14 +143,71 @@ def bench_pair(pair: str, repo: Path, cached: bool) -> dict:
     return row
 
 
+def compare_with(ref: str, pairs: list[str], rounds: int, json_path: Path | None) -> None:
+    """First runs of each pair at commit ``ref`` and in this work tree, interleaved.
+
+    Each round runs ref, work, work, ref (so a drift of the machine's speed within a round
+    falls on both sides alike); the ratio is ref / work of the mean first-run CPU seconds
+    (above 1: the work tree starts faster)."""
+    rev = subprocess.run(
+        ["git", "rev-parse", "--short", ref], cwd=REPO, capture_output=True, text=True
+    )
+    if rev.returncode != 0:
+        sys.exit(f"bench_compile: --ref {ref} is not a commit of this repository")
+    ref = rev.stdout.strip()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="nmcs_compile_ref_") as tmp:
+        ref_tree = Path(tmp) / f"ref_{ref}"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", "--quiet", str(ref_tree), ref],
+            cwd=REPO,
+            check=True,
+        )
+        try:
+            trees = {"ref": ref_tree, "work": REPO}
+            print(f"first runs, CPU s: {ref} (ref) against the work tree; {rounds} rounds of")
+            print("ref work work ref per pair\n")
+            print("| pair | ref | work | ref / work |")
+            print("|---|---|---|---|")
+            for pair in pairs:
+                cpu: dict[str, list[float]] = {"ref": [], "work": []}
+                for _ in range(rounds):
+                    for side in ("ref", "work", "work", "ref"):
+                        cpu[side].append(bench_pair(pair, trees[side], False)["first_cpu"])
+                ratio = (sum(cpu["ref"]) / len(cpu["ref"])) / (sum(cpu["work"]) / len(cpu["work"]))
+                print(
+                    f"| {pair} | {', '.join(f'{x:.1f}' for x in cpu['ref'])} | "
+                    f"{', '.join(f'{x:.1f}' for x in cpu['work'])} | {ratio:.3f} |",
+                    flush=True,
+                )
+                rows.append({"pair": pair, "ref": ref, **cpu, "ratio": ratio})
+                if json_path:
+                    json_path.write_text(json.dumps(rows, indent=1))
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(ref_tree)], cwd=REPO, check=False
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pairs", default=None, help="game:algo[:level],... (default: all)")
     parser.add_argument("--repo", type=Path, default=REPO, help="checkout whose run.py to time")
     parser.add_argument("--json", type=Path, default=None, help="also write the rows here")
     parser.add_argument("--no-cached", action="store_true", help="skip the cached run")
+    parser.add_argument(
+        "--ref", help="compare first runs with this commit (interleaved; needs --pairs)"
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="with --ref: rounds per pair")
     args = parser.parse_args()
-    pairs = args.pairs.split(",") if args.pairs else default_pairs()
+    if args.ref is not None:
+        if not args.pairs:
+            sys.exit("bench_compile: --ref needs --pairs (every pair would take about an hour)")
+        if args.rounds < 1:
+            sys.exit(f"bench_compile: --rounds must be 1 or more, not {args.rounds}")
+        compare_with(args.ref, parse_pairs(args.pairs), args.rounds, args.json)
+        return
+    pairs = parse_pairs(args.pairs) if args.pairs else default_pairs()
     rows = []
     print("| game | algo | level | first run: CPU s (wall s) | cached: CPU s (wall s) |")
     print("|---|---|---|---|---|")
