@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ref_worktree import ref_worktree  # benchmarks/ is on sys.path
+
 REPO = Path(__file__).resolve().parent.parent
 # Extra keys of the algorithms that need them at level 1: a budget (forward checking counts
 # nodes), reflexive's games per level.
@@ -149,44 +151,27 @@ def compare_with(ref: str, pairs: list[str], rounds: int, json_path: Path | None
     Each round runs ref, work, work, ref (so a drift of the machine's speed within a round
     falls on both sides alike); the ratio is ref / work of the mean first-run CPU seconds
     (above 1: the work tree starts faster)."""
-    rev = subprocess.run(
-        ["git", "rev-parse", "--short", ref], cwd=REPO, capture_output=True, text=True
-    )
-    if rev.returncode != 0:
-        sys.exit(f"bench_compile: --ref {ref} is not a commit of this repository")
-    ref = rev.stdout.strip()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="nmcs_compile_ref_") as tmp:
-        ref_tree = Path(tmp) / f"ref_{ref}"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", "--quiet", str(ref_tree), ref],
-            cwd=REPO,
-            check=True,
-        )
-        try:
-            trees = {"ref": ref_tree, "work": REPO}
-            print(f"first runs, CPU s: {ref} (ref) against the work tree; {rounds} rounds of")
-            print("ref work work ref per pair\n")
-            print("| pair | ref | work | ref / work |")
-            print("|---|---|---|---|")
-            for pair in pairs:
-                cpu: dict[str, list[float]] = {"ref": [], "work": []}
-                for _ in range(rounds):
-                    for side in ("ref", "work", "work", "ref"):
-                        cpu[side].append(bench_pair(pair, trees[side], False)["first_cpu"])
-                ratio = (sum(cpu["ref"]) / len(cpu["ref"])) / (sum(cpu["work"]) / len(cpu["work"]))
-                print(
-                    f"| {pair} | {', '.join(f'{x:.1f}' for x in cpu['ref'])} | "
-                    f"{', '.join(f'{x:.1f}' for x in cpu['work'])} | {ratio:.3f} |",
-                    flush=True,
-                )
-                rows.append({"pair": pair, "ref": ref, **cpu, "ratio": ratio})
-                if json_path:
-                    json_path.write_text(json.dumps(rows, indent=1))
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(ref_tree)], cwd=REPO, check=False
+    with ref_worktree(ref, "bench_compile") as (ref, ref_tree, _scratch):
+        trees = {"ref": ref_tree, "work": REPO}
+        print(f"first runs, CPU s: {ref} (ref) against the work tree; {rounds} rounds of")
+        print("ref work work ref per pair\n")
+        print("| pair | ref | work | ref / work |")
+        print("|---|---|---|---|")
+        for pair in pairs:
+            cpu: dict[str, list[float]] = {"ref": [], "work": []}
+            for _ in range(rounds):
+                for side in ("ref", "work", "work", "ref"):
+                    cpu[side].append(bench_pair(pair, trees[side], False)["first_cpu"])
+            ratio = (sum(cpu["ref"]) / len(cpu["ref"])) / (sum(cpu["work"]) / len(cpu["work"]))
+            print(
+                f"| {pair} | {', '.join(f'{x:.1f}' for x in cpu['ref'])} | "
+                f"{', '.join(f'{x:.1f}' for x in cpu['work'])} | {ratio:.3f} |",
+                flush=True,
             )
+            rows.append({"pair": pair, "ref": ref, **cpu, "ratio": ratio})
+            if json_path:
+                json_path.write_text(json.dumps(rows, indent=1))
 
 
 def main() -> None:

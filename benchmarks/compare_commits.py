@@ -24,11 +24,11 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from ref_worktree import ref_worktree  # benchmarks/ is on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CELLS = [
@@ -73,53 +73,34 @@ def main() -> None:
     args = parser.parse_args()
     cells = args.cell or DEFAULT_CELLS
     cpu = None if args.cpu < 0 else args.cpu
-    rev = subprocess.run(
-        ["git", "rev-parse", "--short", args.ref], cwd=ROOT, capture_output=True, text=True
-    )
-    if rev.returncode != 0:
-        sys.exit(f"compare_commits: --ref {args.ref} is not a commit of this repository")
-    ref = rev.stdout.strip()
     rows = []
-    with tempfile.TemporaryDirectory(prefix="nmcs_compare_") as tmp:
-        ref_tree = Path(tmp) / f"ref_{ref}"
-        subprocess.run(
-            ["git", "worktree", "add", "--detach", "--quiet", str(ref_tree), ref],
-            cwd=ROOT,
-            check=True,
-        )
-        try:
-            trees = {"ref": ref_tree, "work": ROOT}
-            print(f"work tree ({ROOT}) against {ref}; {args.pairs} interleaved pairs per cell")
-            for cell in cells:
-                for side, tree in trees.items():  # compile or load: not timed
-                    run_cell(tree, cell, Path(tmp) / f"warm_{side}", cpu)
-                ms = {"ref": [], "work": []}
-                for p in range(args.pairs):
-                    order = ("ref", "work") if p % 2 == 0 else ("work", "ref")
-                    for side in order:
-                        out = Path(tmp) / f"run_{side}_{p}"
-                        ms[side].append(1e3 * run_cell(trees[side], cell, out, cpu))
-                ratios = [r / w for r, w in zip(ms["ref"], ms["work"], strict=True)]
-                verdict = (
-                    "within noise"
-                    if min(ratios) <= 1.0 <= max(ratios)
-                    else ("work tree faster" if min(ratios) > 1.0 else "work tree SLOWER")
-                )
-                print(f"\n{cell}")
-                print("  pair   ref ms/search  work ms/search  ref/work")
-                for p in range(args.pairs):
-                    print(
-                        f"  {p:>4} {ms['ref'][p]:>15.4f} {ms['work'][p]:>15.4f} {ratios[p]:>9.3f}"
-                    )
-                print(
-                    f"  ref/work median {np.median(ratios):.3f} "
-                    f"(range {min(ratios):.3f}-{max(ratios):.3f}): {verdict}"
-                )
-                rows.append({"cell": cell, "ref": ref, **ms, "ratios": ratios, "verdict": verdict})
-        finally:
-            subprocess.run(
-                ["git", "worktree", "remove", "--force", str(ref_tree)], cwd=ROOT, check=False
+    with ref_worktree(args.ref, "compare_commits") as (ref, ref_tree, tmp):
+        trees = {"ref": ref_tree, "work": ROOT}
+        print(f"work tree ({ROOT}) against {ref}; {args.pairs} interleaved pairs per cell")
+        for cell in cells:
+            for side, tree in trees.items():  # compile or load: not timed
+                run_cell(tree, cell, Path(tmp) / f"warm_{side}", cpu)
+            ms = {"ref": [], "work": []}
+            for p in range(args.pairs):
+                order = ("ref", "work") if p % 2 == 0 else ("work", "ref")
+                for side in order:
+                    out = Path(tmp) / f"run_{side}_{p}"
+                    ms[side].append(1e3 * run_cell(trees[side], cell, out, cpu))
+            ratios = [r / w for r, w in zip(ms["ref"], ms["work"], strict=True)]
+            verdict = (
+                "within noise"
+                if min(ratios) <= 1.0 <= max(ratios)
+                else ("work tree faster" if min(ratios) > 1.0 else "work tree SLOWER")
             )
+            print(f"\n{cell}")
+            print("  pair   ref ms/search  work ms/search  ref/work")
+            for p in range(args.pairs):
+                print(f"  {p:>4} {ms['ref'][p]:>15.4f} {ms['work'][p]:>15.4f} {ratios[p]:>9.3f}")
+            print(
+                f"  ref/work median {np.median(ratios):.3f} "
+                f"(range {min(ratios):.3f}-{max(ratios):.3f}): {verdict}"
+            )
+            rows.append({"cell": cell, "ref": ref, **ms, "ratios": ratios, "verdict": verdict})
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2))
 
