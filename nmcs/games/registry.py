@@ -25,6 +25,7 @@ A record says::
     check_state   optional (state) -> None: raise ValueError (one line) if ``state`` is not a
                   position of the game; the Python API checks the dtype, the dimension and
                   ``STATE_SIZE`` itself
+    records       optional ``RecordBook``: the game supports record hunts (``record.*`` keys)
 """
 
 from __future__ import annotations
@@ -50,6 +51,27 @@ PLUGINS_ENV = "NMCS_PLUGINS"
 
 
 @dataclass(frozen=True)
+class RecordBook:
+    """What a record hunt needs of a game: for each position (a value of the game option
+    ``option``) the best score known and the best proven upper bound, with their sources, and
+    how to save a game as a file that is read back and replayed before it counts.
+
+    ``save_checked(state0, moves, path_stem)`` writes the game's files (a game file and its
+    picture), reads the game file back through the game's own reader, replays it, and returns
+    the replayed score; it raises ValueError (one line) if the file does not replay to the same
+    moves."""
+
+    option: str
+    best_known: dict[str, int]
+    upper_bound: dict[str, int]
+    sources: dict[str, str]
+    save_checked: Callable[[np.ndarray, np.ndarray, Any], int]
+
+    def positions(self) -> list[str]:
+        return list(self.best_known)
+
+
+@dataclass(frozen=True)
 class Game:
     """One game (see the module docstring)."""
 
@@ -62,6 +84,7 @@ class Game:
     small_options: dict[str, Any] = field(default_factory=dict)
     cells: str = "searches"
     check_state: Callable[[np.ndarray], None] | None = None
+    records: RecordBook | None = None
 
     def option_names(self) -> list[str]:
         """The ``game.*`` keys (the options' fields without ``name``)."""

@@ -101,6 +101,12 @@ class Cell(Protocol):
         """What a finished cell leaves beside its results (best game, summary)."""
         ...
 
+    def after_saved(self, rows: pd.DataFrame, out_dir: Path, n_saved: int) -> str | None:
+        """Called with the items already saved when a run starts, then with each chunk's rows
+        once saved (``n_saved`` items saved in all): what the cell keeps of them (a record hunt's
+        games), and one line if the cell should stop now (its target reached), else None."""
+        ...
+
 
 def cell_hash(identity: dict[str, Any]) -> str:
     """A short stable name of a cell's identity (the ``cell`` column of its rows)."""
@@ -238,7 +244,8 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
             flush=True,
         )
     write_meta(out_dir, meta)
-    if todo:
+    stop = cell.after_saved(gather_chunks(chunk_dir, n), out_dir, n - len(todo)) if done else None
+    if todo and not stop:
         log.info("%s: %d %s to run (%d already done)", out_dir, len(todo), cell.kind, n - len(todo))
     bar = tqdm(
         total=n,
@@ -252,8 +259,8 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
     # aim at chunk_seconds each.
     size, pos = cell.workers, 0
     try:
-        with cell.session(out_dir) if todo else nullcontext(None) as run_chunk:
-            while pos < len(todo):
+        with cell.session(out_dir) if todo and not stop else nullcontext(None) as run_chunk:
+            while pos < len(todo) and not stop:
                 interrupt.check()  # a Ctrl-C that a compiler callback swallowed
                 indices = todo[pos : pos + size]
                 started = time.perf_counter()
@@ -266,6 +273,7 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
                 meta["n_done"] += len(indices)
                 write_meta(out_dir, meta)
                 bar.update(len(indices))
+                stop = cell.after_saved(chunk, out_dir, meta["n_done"])
                 per_item = max(elapsed / len(indices), 1e-7)
                 size = int(
                     min(max(cell.workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000)
@@ -280,6 +288,11 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
     results = gather_chunks(chunk_dir, n)
     atomic_write_parquet(results, results_path)
     cell.finish(results, out_dir)
+    if stop and pos < len(todo):
+        # Stopped before its n items (a record hunt's target): results.parquet holds those
+        # saved, and a rerun goes on from there.
+        print(f"{out_dir}: {stop}", flush=True)
+        return results
     meta["finished"] = now_iso()
     meta["n_done"] = len(results)
     write_meta(out_dir, meta)

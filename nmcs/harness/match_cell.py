@@ -55,6 +55,7 @@ from nmcs.games import registry as games
 from nmcs.games.twoplayer.layout import COLS, ROWS
 from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys
+from nmcs.harness.records import validate_record
 from nmcs.harness.results import all_results
 from nmcs.harness.summary import markdown_table
 from nmcs.search.twoplayer.match import play_match, run_matches, win_rate
@@ -169,6 +170,9 @@ class MatchCell:
         )
         atomic_write_bytes(out_dir / "summary.txt", text.encode())
 
+    def after_saved(self, rows: pd.DataFrame, out_dir: Path, n_saved: int) -> str | None:
+        return None  # a match cell always plays its n matches
+
     def rows(self, cell: str, rows: list[dict]) -> pd.DataFrame:
         """One DataFrame row per match of ``run_matches``'s rows."""
         a, b = asdict(self.player_a), asdict(self.player_b)
@@ -263,6 +267,7 @@ def validate_match(cfg: DictConfig) -> MatchCell:
             options["rows"] = options["cols"] = int(size)
     except (ValueError, TypeError) as error:
         raise ConfigError(str(error)) from None  # names the game and the key
+    validate_record(cfg.record, record, options)  # a game without record support: refused
     player_a, player_b = _player(cfg, "player_a"), _player(cfg, "player_b")
     check_driver_keys(cfg)
     n = cfg.get("n_matches")

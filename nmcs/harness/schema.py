@@ -46,6 +46,18 @@ class Parallel:
 
 
 @dataclass
+class Record:
+    """A record hunt (games whose registry record has a ``RecordBook``; ``nmcs.harness.records``):
+    stop the cell at the first search that reaches ``target``, or when ``hours`` are spent, and
+    save every game that reaches ``threshold`` as a checked game file and a picture. None of
+    them changes a search's result, so none is part of a cell's identity."""
+
+    target: int | None = None
+    threshold: int | None = None
+    hours: float | None = None
+
+
+@dataclass
 class ScaleConfig:
     name: str = "quick"
     description: str = ""
@@ -66,6 +78,7 @@ class Config:
     workers: int = 0
     budget: Budget = field(default_factory=Budget)
     parallel: Parallel = field(default_factory=Parallel)
+    record: Record = field(default_factory=Record)
     chunk_seconds: float = 5.0
     progress: bool = True
     # Match cells only (two-player games; nmcs.harness.match_cell): the two players and the number

@@ -44,6 +44,14 @@ from nmcs.harness.batch import (
 )
 from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_options
+from nmcs.harness.records import (
+    HuntClock,
+    RecordHunt,
+    budget_line,
+    save_games,
+    stop_reason,
+    validate_record,
+)
 from nmcs.harness.results import ADDED_KEYS, without_added_defaults
 from nmcs.harness.schema import Config
 from nmcs.search import registry as algorithms
@@ -51,7 +59,7 @@ from nmcs.search.engine import entry_levels
 from nmcs.search.registry import Algorithm, Settings
 
 # Keys that change how a cell is computed, or how many of its searches, but not their results.
-NOT_IDENTITY = ("workers", "progress", "chunk_seconds", "n_searches", "scale")
+NOT_IDENTITY = ("workers", "progress", "chunk_seconds", "n_searches", "scale", "record")
 # Top-level keys that only match cells read (``nmcs.harness.match_cell``): a search cell must
 # leave them unset, and then they are not part of its identity.
 MATCH_ONLY_KEYS = ("player_a", "player_b", "n_matches")
@@ -113,6 +121,8 @@ class SearchCell:
     budget_playouts: int | None
     identity: dict[str, Any] = field(repr=False)
     config: dict[str, Any] = field(repr=False)
+    record: RecordHunt | None = None
+    clock: HuntClock = field(default_factory=HuntClock, repr=False, compare=False)
     kind: str = "searches"
     unit: str = "search"
 
@@ -226,6 +236,17 @@ class SearchCell:
         atomic_write_bytes(out_dir / "best_game.txt", text.encode())
         if self.game.save_game is not None:
             self.game.save_game(self.state0, moves, out_dir / "best_game")
+        if self.record is not None and len(results) == self.n:
+            print(f"{out_dir}: {budget_line(self.record, results, self.n)}", flush=True)
+
+    def after_saved(self, rows: pd.DataFrame, out_dir: Path, n_saved: int) -> str | None:
+        """A record hunt: save the games at or over the threshold (each replayed from its file
+        first), then stop if the target is reached or the hours are spent."""
+        if self.record is None:
+            return None
+        for search, score, stem in save_games(self.record, self.state0, rows, out_dir):
+            print(f"record hunt: search {search} scored {score}: {stem}.psol", flush=True)
+        return stop_reason(self.record, rows, self.clock, n_saved, self.n)
 
     def rows(self, cell: str, indices: list[int], res: BatchResult) -> pd.DataFrame:
         """One DataFrame row per search of a batch."""
@@ -330,6 +351,7 @@ def validate_search(cfg: DictConfig) -> SearchCell:
         state0 = game.make_state(**game_kwargs)
     except (ValueError, TypeError) as error:
         raise ConfigError(f"game ({cfg.game.name}): {error}") from None
+    record = validate_record(cfg.record, game, game_kwargs)
     # NUMBA_NUM_THREADS: the cores, or fewer where the user set it to share the machine.
     n_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     return SearchCell(
@@ -350,6 +372,7 @@ def validate_search(cfg: DictConfig) -> SearchCell:
         budget_playouts=None if budget.playouts is None else int(budget.playouts),
         identity=search_identity(cfg),
         config=cast(dict, OmegaConf.to_container(cfg, resolve=True)),
+        record=record,
     )
 
 

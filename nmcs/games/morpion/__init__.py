@@ -7,10 +7,12 @@
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from nmcs.games.morpion import rules
 from nmcs.games.morpion.rules import *  # noqa: F403 - the package's public face is its rules
 from nmcs.games.morpion.rules import POLICIES, VARIANT, VARIANTS
-from nmcs.games.registry import Game, checked_options, register
+from nmcs.games.registry import Game, RecordBook, checked_options, register
 
 
 @dataclass
@@ -55,6 +57,37 @@ def save_game(state0, moves, path_stem):
     return save(moves, path_stem, title=f"Morpion {variant}, {len(moves)} moves")
 
 
+def save_checked(state0, moves, path_stem):
+    """Write a game as ``path_stem`` + ``.psol``, ``.png`` and ``.svg``, then read the ``.psol``
+    back through ``psol.read_psol`` (every move replayed and checked legal); returns the replayed
+    score. ValueError (one line) if the file does not give back the same moves."""
+    from nmcs.games.morpion.psol import read_psol
+
+    save_game(state0, moves, path_stem)
+    psol = f"{path_stem}.psol"
+    variant = VARIANTS[int(state0[VARIANT])]
+    _, replayed = read_psol(psol, variant=variant)
+    if not np.array_equal(np.asarray(replayed), np.asarray(moves, dtype=np.int32)):
+        raise ValueError(f"{psol}: the file does not replay to the game written")
+    return len(replayed)
+
+
+# Best scores known and proven upper bounds: the records are Rosin's (5D 82 in 2010, 5T 178 in
+# 2011, shared/papers/README.md); the bounds are Michalewski, Nagorko and Pawlewicz's linear
+# programmes ("An upper bound of 84 for Morpion Solitaire 5D", CCCG 2016; "485 - a new upper
+# bound for Morpion Solitaire", CCCG 2015).
+RECORDS = RecordBook(
+    option="variant",
+    best_known={"5D": 82, "5T": 178},
+    upper_bound={"5D": 84, "5T": 485},
+    sources={
+        "5D": "record 82: Rosin 2010; upper bound 84: Michalewski, Nagorko, Pawlewicz 2016",
+        "5T": "record 178: Rosin 2011; upper bound 485: Michalewski, Nagorko, Pawlewicz 2015",
+    },
+    save_checked=save_checked,
+)
+
+
 def check_state(state):
     """ValueError unless ``state`` has the layout of a Morpion position (rules.py)."""
     if state.shape[0] <= rules.CAND or state[rules.VARIANT] not in (0, 1):
@@ -73,5 +106,6 @@ GAME = register(
         describe=describe,
         save_game=save_game,
         check_state=check_state,
+        records=RECORDS,
     )
 )
