@@ -17,6 +17,7 @@ from analysis import (
     morpion_nmcs,
     morpion_reflexive,
     nrpa,
+    records,
     samegame,
     sudoku,
     twoplayer,
@@ -28,7 +29,17 @@ from nmcs.core.scales import SCALES
 from nmcs.harness.provenance import provenance
 from nmcs.harness.results import experiment_result_files
 
-MODULES = (leftmove, morpion_nmcs, morpion_reflexive, samegame, sudoku, beam, twoplayer, nrpa)
+MODULES = (
+    leftmove,
+    morpion_nmcs,
+    morpion_reflexive,
+    samegame,
+    sudoku,
+    beam,
+    twoplayer,
+    nrpa,
+    records,
+)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,6 +11,7 @@ cost about 20 kB as its own folder: a parquet footer, a meta.json and a best gam
                                         (the cell's folder name under outputs/)
                      /cells.jsonl.gz    one line per cell: {"cell_dir": ..., **its meta.json}
                      /best_games.txt    each cell's best game as text, under "## <cell_dir>"
+                     /records/<cell_dir>/  a record hunt's saved games (.psol, .png)
 
 The rows keep scores, counts and anytime traces, since every figure and claim is drawn from
 those; the move lists and per-search seeds are dropped (both can be recomputed from the
@@ -256,6 +257,18 @@ def write_published(
             shutil.rmtree(folder)
 
 
+def copy_record_games(cell_dir: Path, experiment_dir: Path) -> None:
+    """A record hunt's saved games (``<cell>/records/*.psol`` and their ``.png``) into
+    ``<experiment>/records/<cell>/``: the games themselves, which the packed rows do not keep."""
+    files = [p for p in sorted((cell_dir / "records").glob("*")) if p.suffix in (".psol", ".png")]
+    if not files:
+        return
+    into = experiment_dir / "records" / cell_dir.name
+    into.mkdir(parents=True, exist_ok=True)
+    for path in files:
+        shutil.copyfile(path, into / path.name)
+
+
 def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
     """Pack every finished cell of ``outputs/<scale>`` into ``target`` (replacing a published
     copy of the same cell, keeping the others) and rewrite ``RUNS.md`` from everything
@@ -286,6 +299,8 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
                 games.pop(cell_dir.name, None)
         rows = pd.concat(parts, ignore_index=True)
         write_published(target / experiment, rows, metas, games)
+        for cell_dir in cell_dirs:
+            copy_record_games(cell_dir, target / experiment)
         copied += [r for r in _run_rows(target / experiment) if r["cell"] in names]
     table = pd.DataFrame([r for folder in sorted(target.glob("*/")) for r in _run_rows(folder)])
     if len(table):

@@ -236,7 +236,9 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
     if not todo and results_path.exists() and old_meta is not None:
         if len(pd.read_parquet(results_path, columns=["search"])) == n:
             print(f"{out_dir}: cell complete ({n} {cell.kind}), nothing to run", flush=True)
-            return pd.read_parquet(results_path)
+            results = pd.read_parquet(results_path)
+            cell.after_saved(results, out_dir, n)  # what a new record.threshold keeps
+            return results
     if not todo and len(done) > n:
         print(
             f"{out_dir}: {len(done)} {cell.kind} saved; results.parquet now holds the first {n}; "
@@ -260,6 +262,10 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
     size, pos = cell.workers, 0
     try:
         with cell.session(out_dir) if todo and not stop else nullcontext(None) as run_chunk:
+            # A session may run more items at once than the cell's threads (a Dask cluster):
+            # its runner says how many.
+            workers = int(getattr(run_chunk, "workers", cell.workers))
+            size = workers
             while pos < len(todo) and not stop:
                 interrupt.check()  # a Ctrl-C that a compiler callback swallowed
                 indices = todo[pos : pos + size]
@@ -275,9 +281,7 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
                 bar.update(len(indices))
                 stop = cell.after_saved(chunk, out_dir, meta["n_done"])
                 per_item = max(elapsed / len(indices), 1e-7)
-                size = int(
-                    min(max(cell.workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000)
-                )
+                size = int(min(max(workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000))
     except KeyboardInterrupt:
         bar.close()
         raise CellInterrupted(

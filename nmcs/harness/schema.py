@@ -38,7 +38,8 @@ class Budget:
 class Parallel:
     """Where a cell's searches run: ``none`` = on ``workers`` threads of this process; ``dask``
     = one search at a time, its top level here and the searches of its children on Dask
-    workers (the master/remote version; ``nmcs.harness.parallel``)."""
+    workers (the master/remote version; ``nmcs.harness.parallel``); ``dask_searches`` = whole
+    searches on Dask workers, the same rows as threads (``nmcs.harness.dask_searches``)."""
 
     backend: str = "none"
     workers: int = 0  # dask: worker processes of an embedded LocalCluster (0 = all cores)

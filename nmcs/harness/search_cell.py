@@ -63,7 +63,7 @@ NOT_IDENTITY = ("workers", "progress", "chunk_seconds", "n_searches", "scale", "
 # Top-level keys that only match cells read (``nmcs.harness.match_cell``): a search cell must
 # leave them unset, and then they are not part of its identity.
 MATCH_ONLY_KEYS = ("player_a", "player_b", "n_matches")
-PARALLEL_BACKENDS = ("none", "dask")
+PARALLEL_BACKENDS = ("none", "dask", "dask_searches")
 
 
 def search_identity(cfg: DictConfig) -> dict[str, Any]:
@@ -74,11 +74,12 @@ def search_identity(cfg: DictConfig) -> dict[str, Any]:
         for k, v in full.items()
         if k not in NOT_IDENTITY and not (k in ADDED_KEYS and v == ADDED_KEYS[k])
     }
-    # Where the searches run changes them only through the backend (a Dask search seeds each
-    # child from its place in the tree), never through the number of workers or the scheduler;
-    # the default backend (added later) leaves the older cells' hashes as they were.
+    # Where the searches run changes them only through the ``dask`` backend (a Dask search seeds
+    # each child from its place in the tree), never through the number of workers or the
+    # scheduler; threads and ``dask_searches`` give the same rows, and the default backend
+    # (added later) leaves the older cells' hashes as they were.
     parallel = identity.pop("parallel", None) or {}
-    if parallel.get("backend", "none") != "none":
+    if parallel.get("backend", "none") == "dask":
         identity["parallel_backend"] = parallel["backend"]
     for key in MATCH_ONLY_KEYS:
         if identity.get(key, 0) is None:
@@ -169,8 +170,11 @@ class SearchCell:
     def warm_up(self) -> None:
         """Compile (or load) the cell's entry point, running nothing: done in the parent before
         a parallel launch, so that jobs find it in the cache instead of compiling at once."""
-        if self.parallel.backend == "none":  # a Dask cell warms its own searches
-            warm_up(self.game, self.algo, self.options, self.settings, self.state0)
+        if self.parallel.backend != "dask":  # a master/remote cell warms its own searches
+            self._warm_up()
+
+    def _warm_up(self) -> None:
+        warm_up(self.game, self.algo, self.options, self.settings, self.state0)
 
     # ------------------------------------------------------------------ the driver's interface
 
@@ -181,20 +185,33 @@ class SearchCell:
     def session(self, out_dir: Path) -> Iterator[ChunkRunner]:
         """Threads: the chunks run here. Dask: one cluster for the cell, closed at its end (or
         at Ctrl-C), with Dask's log in the cell's ``dask.log``."""
+        log = out_dir / "dask.log"
+        if self.parallel.backend == "dask_searches":
+            from nmcs.harness.dask_searches import searches_session  # noqa: PLC0415 - on demand
+
+            with searches_session(self, log, self._warm_up) as runner:
+                run = partial(self.run_chunk, runner=runner)
+                run.workers = runner.workers  # type: ignore[attr-defined] # chunks sized by it
+                yield run
+            return
         if self.parallel.backend != "dask":
             yield self.run_chunk
             return
         from nmcs.harness.parallel import dask_session  # noqa: PLC0415 - Dask, on demand
 
-        log = out_dir / "dask.log"
         with dask_session(self.parallel.workers, self.parallel.address, log) as executor:
             yield partial(self.run_chunk, executor=executor)
 
-    def run_chunk(self, cell: str, indices: list[int], executor: Any = None) -> pd.DataFrame:
-        """The rows of searches ``indices``: on threads, or spread over ``executor``'s Dask
-        workers (the master here)."""
+    def run_chunk(
+        self, cell: str, indices: list[int], executor: Any = None, runner: Any = None
+    ) -> pd.DataFrame:
+        """The rows of searches ``indices``: on threads, spread over ``executor``'s Dask
+        workers (the master here), or each on a Dask worker of ``runner``
+        (``nmcs.harness.dask_searches``)."""
         seeds = seeds_for(self.seed, indices)
-        if executor is not None:
+        if runner is not None:
+            res = runner(seeds)
+        elif executor is not None:
             from nmcs.harness.parallel import dask_batch  # noqa: PLC0415 - Dask, on demand
 
             res = dask_batch(
@@ -387,8 +404,12 @@ def _check_parallel(
         raise ConfigError(f"parallel.workers = {parallel.workers}: must be >= 0 (0 = all cores)")
     if parallel.backend == "none":
         if parallel.address is not None:
-            raise ConfigError("parallel.address: only with parallel.backend=dask")
+            raise ConfigError(
+                "parallel.address: only with parallel.backend=dask or dask_searches"
+            )
         return
+    if parallel.backend == "dask_searches":
+        return  # whole searches, as on threads: every algorithm, budgets included
     if settings.has_budget:
         raise ConfigError("parallel.backend=dask: budgets are for the Python API's parallel_search")
     from nmcs.harness.parallel import dask_plan  # noqa: PLC0415 - Dask, on demand

@@ -1,0 +1,255 @@
+"""Records: the Morpion record hunts (experiments morpion_record_hunt, morpion_record_hunt_5t),
+the games they found, and the search efficiency of NRPA against memorized NMCS and beam search.
+
+- the level-3 NRPA score distribution of each variant; P(score >= k) for k = 80, 81, 82 (5D)
+  with Wilson intervals; the expected core-hours to a first 82 (mean search time / P(>= 82),
+  its interval from the Wilson interval of P);
+- every game the hunts saved (``<cell>/records/*.psol``, published under
+  ``records/<cell>/``), replayed through ``nmcs.games.morpion.psol.read_psol`` before it is
+  counted, with the command that reproduces it bit for bit; its picture, beside those of the
+  literature's 5D 82 (Rosin 2010) and 5T 170 (Bruneau 1976) grids;
+- Rosin's claim (IJCAI 2011) that NRPA improves search efficiency over NMCS, as a rate: games
+  of 80 or more per core-hour of one core of this machine, NRPA (the 5D hunt) against memorized
+  NMCS of levels 2 and 3 (morpion_fig8_fig9, morpion_fig9_level3) and beam search
+  (mcbs_table1, mcbs_fig4_level1, mcbs_fig4_level2), each from its published searches. A rate
+  is hits / core-hours, with the exact (Clopper-Pearson) 95% interval of the hits' proportion
+  divided by the mean hours per search. The claim agrees when NRPA's lower bound is above
+  every other algorithm's upper bound, and differs otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+from scipy import stats
+
+from analysis.common import (
+    AGREES,
+    DIFFERS,
+    NOT_RUN,
+    Claim,
+    Context,
+    cells_read,
+    rerun_command,
+    save_table,
+    wilson,
+)
+from nmcs.games.morpion import RECORDS
+from nmcs.games.morpion.draw import draw_game
+from nmcs.games.morpion.psol import read_psol
+
+SECTION = "Records (Morpion Solitaire)"
+HUNTS = {"5D": "morpion_record_hunt", "5T": "morpion_record_hunt_5t"}
+THRESHOLDS = {"5D": (80, 81, 82), "5T": (150, 160, 170)}
+DATA = Path(__file__).resolve().parents[1] / "nmcs" / "data"
+LITERATURE = {
+    "5D": (DATA / "record_5D_82.psol", "Rosin 2010"),
+    "5T": (DATA / "record_5T_170_bruneau.psol", "Bruneau 1976"),
+}
+# The other algorithms of the efficiency claim: experiment -> label, on Morpion 5D.
+COMPARED = {
+    "morpion_fig8_fig9": "memorized NMCS",
+    "morpion_fig9_level3": "memorized NMCS",
+    "mcbs_table1": "beam search",
+    "mcbs_fig4_level1": "beam search",
+    "mcbs_fig4_level2": "beam search",
+}
+EFFICIENCY_SCORE = 80
+_GAME_FILE = re.compile(r"search-(\d+)-score-(\d+)\.psol$")
+
+
+def analyze(ctx: Context) -> list[Claim]:
+    claims = []
+    hunts = {v: ctx.results(e) for v, e in HUNTS.items()}
+    distribution_rows, probability_rows = [], []
+    for variant, df in hunts.items():
+        if df.empty:
+            continue
+        for level, part in df.groupby("level"):
+            distribution_rows += [
+                {"variant": variant, "level": int(level), "score": int(s), "searches": int(c)}
+                for s, c in part["score"].value_counts().sort_index().items()
+            ]
+            probability_rows += probabilities(variant, int(level), part)
+    if distribution_rows:
+        save_table(pd.DataFrame(distribution_rows), ctx.tables, "records_distribution")
+        save_table(pd.DataFrame(probability_rows), ctx.tables, "records_probabilities")
+    games = found_games(ctx)
+    if len(games):
+        save_table(games, ctx.tables, "records_games")
+    pictures(ctx, games)
+    claims.append(record_claim(ctx, hunts["5D"], games))
+    claims.append(efficiency_claim(ctx, hunts["5D"]))
+    return claims
+
+
+def probabilities(variant: str, level: int, part: pd.DataFrame) -> list[dict]:
+    """P(score >= k) with its Wilson interval, and the expected core-hours to a first such game
+    (one core: the mean search time over P), for the thresholds of ``variant``."""
+    n = len(part)
+    hours = float(part["seconds"].mean()) / 3600.0
+    rows = []
+    for k in THRESHOLDS[variant]:
+        hits = int((part["score"] >= k).sum())
+        low, high = wilson(hits, n)
+        rows.append(
+            {
+                "variant": variant,
+                "level": level,
+                "score_at_least": k,
+                "searches": n,
+                "hits": hits,
+                "p": hits / n,
+                "p_low": low,
+                "p_high": high,
+                "core_hours_per_search": hours,
+                "expected_core_hours": hours / (hits / n) if hits else float("inf"),
+                "core_hours_low": hours / high if high > 0 else float("inf"),
+                "core_hours_high": hours / low if low > 0 else float("inf"),
+            }
+        )
+    return rows
+
+
+def found_games(ctx: Context) -> pd.DataFrame:
+    """Every saved game of the hunts, replayed from its file: variant, cell, search, score,
+    the replayed length, and the command that reruns that search and checks it."""
+    rows = []
+    for variant, experiment in HUNTS.items():
+        folder = ctx.results_dir / experiment
+        for path in sorted(folder.glob("**/records/**/*.psol")):
+            m = _GAME_FILE.search(path.name)
+            if not m:
+                continue
+            _, moves = read_psol(path, variant=variant)  # ValueError: a file that does not replay
+            cell_folder = path.parent if path.parent.name != "records" else path.parent.parent
+            rows.append(
+                {
+                    "variant": variant,
+                    "cell": cell_folder.name,
+                    "search": int(m.group(1)),
+                    "score": int(m.group(2)),
+                    "replayed": len(moves),
+                    "file": str(path.relative_to(ctx.results_dir)),
+                    "command": rerun_search_command(ctx, experiment, cell_folder.name, m.group(1)),
+                }
+            )
+    df = pd.DataFrame(rows)
+    if len(df) and (df["replayed"] != df["score"]).any():
+        bad = df[df["replayed"] != df["score"]].iloc[0]
+        raise ValueError(f"{bad['file']}: replays to {bad['replayed']} moves, named {bad['score']}")
+    return df
+
+
+def rerun_search_command(ctx: Context, experiment: str, cell: str, search: str) -> str:
+    """The command that runs one search of a cell again and compares it with the saved game."""
+    where = ctx.results_dir / experiment
+    if ctx.published is None:
+        where = where / cell
+        return f"python -m nmcs.harness.rerun {where} --search {int(search)}"
+    return f"python -m nmcs.harness.rerun {where} --cell {cell} --search {int(search)}"
+
+
+def pictures(ctx: Context, games: pd.DataFrame) -> None:
+    """Each record-length game of ours and the literature's grids, drawn from their replays."""
+    out = ctx.figures / "records"
+    for variant, (path, who) in LITERATURE.items():
+        _, moves = read_psol(path, variant=variant)
+        title = f"Morpion {variant}, {len(moves)} moves ({who})"
+        draw_game(moves, out / f"literature_{variant}_{len(moves)}", title=title, formats=("png",))
+    if games.empty:
+        return
+    best = {v: RECORDS.best_known[v] for v in HUNTS}
+    for row in games.itertuples():
+        if row.score >= best[row.variant]:
+            _, moves = read_psol(ctx.results_dir / row.file, variant=row.variant)
+            title = f"Morpion {row.variant}, {row.score} moves (nmcs NRPA, search {row.search})"
+            stem = out / f"ours_{row.variant}_{row.score}_search{row.search}"
+            draw_game(moves, stem, title=title, formats=("png",))
+
+
+def record_claim(ctx: Context, df: pd.DataFrame, games: pd.DataFrame) -> Claim:
+    statement = "our engine finds a Morpion 5D game of the record length (level-3 NRPA)"
+    paper = f"{RECORDS.best_known['5D']} moves (Rosin 2010)"
+    cmd = rerun_command(ctx.scale, HUNTS["5D"])
+    if df.empty:
+        return Claim(SECTION, statement, paper, "-", NOT_RUN, cmd)
+    record = RECORDS.best_known["5D"]
+    hits = games[(games["variant"] == "5D") & (games["score"] >= record)] if len(games) else games
+    best = int(df["score"].max())
+    ours = f"best {best} in {len(df)} searches; {len(hits)} game(s) of {record} saved and replayed"
+    verdict = AGREES if len(hits) else DIFFERS
+    return Claim(SECTION, statement, paper, ours, verdict, cmd, reads=cells_read(df))
+
+
+def rate(hits: int, n: int, mean_seconds: float) -> tuple[float, float, float]:
+    """Games per core-hour and its 95% interval (Clopper-Pearson on the proportion)."""
+    low = stats.beta.ppf(0.025, hits, n - hits + 1) if hits else 0.0
+    high = stats.beta.ppf(0.975, hits + 1, n - hits) if hits < n else 1.0
+    per_hour = 3600.0 / mean_seconds
+    return hits / n * per_hour, float(low) * per_hour, float(high) * per_hour
+
+
+def efficiency_table(ctx: Context, hunt: pd.DataFrame) -> pd.DataFrame:
+    """Games of 80 or more per core-hour, by algorithm and level (5D)."""
+    rows = []
+    frames = [("NRPA", hunt[hunt["level"] == 3])]
+    for experiment, label in COMPARED.items():
+        df = ctx.results(experiment)
+        if df.empty:
+            continue
+        if "variant" in df:
+            df = df[df["variant"] == "5D"]
+        if label == "memorized NMCS":
+            df = df[df["memorize"].astype(bool)]
+        for level, part in df.groupby("level"):
+            frames.append((f"{label}, level {int(level)}", part.assign(source=experiment)))
+    merged: dict[str, list[pd.DataFrame]] = {}
+    for label, part in frames:
+        merged.setdefault(label, []).append(part)
+    for label, parts in merged.items():
+        part = pd.concat(parts, ignore_index=True)
+        if part.empty:
+            continue
+        hits, n = int((part["score"] >= EFFICIENCY_SCORE).sum()), len(part)
+        per_hour, low, high = rate(hits, n, float(part["seconds"].mean()))
+        rows.append(
+            {
+                "algorithm": label,
+                "searches": n,
+                "core_hours": float(part["seconds"].sum()) / 3600.0,
+                "best": int(part["score"].max()),
+                "hits": hits,
+                "per_core_hour": per_hour,
+                "low": low,
+                "high": high,
+                "_cells": cells_read(part),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def efficiency_claim(ctx: Context, hunt: pd.DataFrame) -> Claim:
+    statement = (
+        f"NRPA reaches {EFFICIENCY_SCORE}+ on Morpion 5D more often per core-hour than memorized "
+        "NMCS (levels 2-3) and beam search"
+    )
+    paper = "NRPA substantially improves search efficiency over NMCS (Rosin 2011)"
+    cmd = rerun_command(ctx.scale, HUNTS["5D"], *dict.fromkeys(COMPARED))
+    table = efficiency_table(ctx, hunt) if not hunt.empty else pd.DataFrame()
+    if table.empty or "NRPA" not in set(table["algorithm"]) or len(table) < 2:
+        return Claim(SECTION, statement, paper, "-", NOT_RUN, cmd)
+    save_table(table.drop(columns="_cells"), ctx.tables, "records_efficiency")
+    nrpa = table[table["algorithm"] == "NRPA"].iloc[0]
+    others = table[table["algorithm"] != "NRPA"]
+    top = others.loc[others["high"].idxmax()]
+    ours = (
+        f"NRPA {nrpa['per_core_hour']:.1f} [{nrpa['low']:.1f}, {nrpa['high']:.1f}] per "
+        f"core-hour; the best other upper bound {top['high']:.2f} ({top['algorithm']}, "
+        f"{int(top['hits'])} in {int(top['searches'])} searches)"
+    )
+    verdict = AGREES if nrpa["low"] > others["high"].max() else DIFFERS
+    reads = frozenset().union(*table["_cells"])
+    return Claim(SECTION, statement, paper, ours, verdict, cmd, reads=reads)
