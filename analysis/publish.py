@@ -259,7 +259,8 @@ def write_published(
 
 def copy_record_games(cell_dir: Path, experiment_dir: Path) -> None:
     """A record hunt's saved games (``<cell>/records/*.psol`` and their ``.png``) into
-    ``<experiment>/records/<cell>/``: the games themselves, which the packed rows do not keep."""
+    ``<experiment>/records/<cell>/``, with ``games.csv`` (search, search_seed, score): the games
+    themselves, which the packed rows do not keep."""
     files = [p for p in sorted((cell_dir / "records").glob("*")) if p.suffix in (".psol", ".png")]
     if not files:
         return
@@ -267,6 +268,12 @@ def copy_record_games(cell_dir: Path, experiment_dir: Path) -> None:
     into.mkdir(parents=True, exist_ok=True)
     for path in files:
         shutil.copyfile(path, into / path.name)
+    # The seeds of those searches, which the packed rows drop: a reader checks a game's seed
+    # against the cell's config without rerunning it.
+    rows = pd.read_parquet(cell_dir / "results.parquet", columns=["search", "search_seed", "score"])
+    saved = {int(p.stem.split("-")[1]) for p in files if p.suffix == ".psol"}
+    rows = rows[rows["search"].isin(saved)].sort_values("search")
+    rows.to_csv(into / "games.csv", index=False)
 
 
 def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:

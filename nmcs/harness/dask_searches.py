@@ -80,7 +80,8 @@ class DaskSearches:
     workers: int
 
     def __call__(self, seeds: np.ndarray) -> BatchResult:
-        state = self.client.scatter(self.state0, broadcast=True)
+        # The position goes with each task (a few kB): a scattered copy shared by the tasks of
+        # successive chunks could be released by one chunk while the next one needs it.
         futures = [
             self.client.submit(
                 remote_searches,
@@ -88,7 +89,7 @@ class DaskSearches:
                 self.algo,
                 self.options,
                 self.settings,
-                state,
+                self.state0,
                 seeds[part],
                 pure=False,
             )
