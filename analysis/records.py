@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from scipy import stats
 
@@ -79,10 +80,65 @@ def analyze(ctx: Context) -> list[Claim]:
     games = found_games(ctx)
     if len(games):
         save_table(games, ctx.tables, "records_games")
-    pictures(ctx, games)
+    drawn = pictures(ctx, games)
     claims.append(record_claim(ctx, hunts["5D"], games))
-    claims.append(efficiency_claim(ctx, hunts["5D"]))
+    efficiency = efficiency_table(ctx, hunts["5D"]) if not hunts["5D"].empty else pd.DataFrame()
+    claims.append(efficiency_claim(ctx, efficiency))
+    if distribution_rows:
+        write_page(ctx, pd.DataFrame(probability_rows), games, efficiency, drawn, claims)
     return claims
+
+
+def write_page(
+    ctx: Context,
+    probs: pd.DataFrame,
+    games: pd.DataFrame,
+    efficiency: pd.DataFrame,
+    drawn: list[Path],
+    claims: list[Claim],
+) -> Path:
+    """``<outputs>/RECORDS.md``: the hunts' numbers, the games of the record length with the
+    commands that reproduce them, and the pictures, beside REPRODUCTION.md."""
+    lines = ["# Records", ""]
+    lines += [f"- **{c.claim}**: {c.ours} ({c.verdict}; {c.paper})" for c in claims]
+    lines += ["", "## NRPA (N = 100): P(score >= k) and the cost of a first such game", ""]
+    lines += [
+        "| variant | level | k | searches | hits | P (Wilson 95%) | expected core-hours (95%) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in probs.itertuples():
+        lines.append(
+            f"| {r.variant} | {r.level} | {r.score_at_least} | {r.searches} | {r.hits} | {r.p:.3f} "
+            f"[{r.p_low:.3f}, {r.p_high:.3f}] | {_hours(r.expected_core_hours)} "
+            f"[{_hours(r.core_hours_low)}, {_hours(r.core_hours_high)}] |"
+        )
+    if len(efficiency):
+        lines += ["", f"## Games of {EFFICIENCY_SCORE}+ per core-hour on Morpion 5D", ""]
+        lines += ["| algorithm | searches | core-hours | best | hits | per core-hour (95%) |"]
+        lines += ["|---|---|---|---|---|---|"]
+        for r in efficiency.itertuples():
+            lines.append(
+                f"| {r.algorithm} | {r.searches} | {r.core_hours:.2f} | {r.best} | {r.hits} | "
+                f"{r.per_core_hour:.2f} [{r.low:.2f}, {r.high:.2f}] |"
+            )
+    best = {v: RECORDS.best_known[v] for v in HUNTS}
+    top = games[games["score"] >= games["variant"].map(best)] if len(games) else games
+    lines += ["", "## Our games of the record length, and how to reproduce each", ""]
+    if top.empty:
+        lines.append("None yet.")
+    for r in top.itertuples():
+        lines.append(f"- {r.variant}, {r.score} moves, search {r.search}: `{r.command}`")
+    lines += ["", "## Pictures", ""]
+    for path in drawn:
+        rel = path.relative_to(ctx.outputs) if path.is_relative_to(ctx.outputs) else path
+        lines.append(f"![{path.stem}]({rel.as_posix()})")
+    page = ctx.outputs / "RECORDS.md"
+    page.write_text("\n".join(lines) + "\n")
+    return page
+
+
+def _hours(value: float) -> str:
+    return "-" if not np.isfinite(value) else f"{value:.2f}"
 
 
 def probabilities(variant: str, level: int, part: pd.DataFrame) -> list[dict]:
@@ -152,28 +208,34 @@ def rerun_search_command(ctx: Context, experiment: str, cell: str, search: str) 
     return f"python -m nmcs.harness.rerun {where} --cell {cell} --search {int(search)}"
 
 
-def pictures(ctx: Context, games: pd.DataFrame) -> None:
-    """Each record-length game of ours and the literature's grids, drawn from their replays."""
+def pictures(ctx: Context, games: pd.DataFrame) -> list[Path]:
+    """Each record-length game of ours (or, short of one, the best game saved of each variant)
+    and the literature's grids, drawn from their replays; returns the files."""
     out = ctx.figures / "records"
+    drawn: list[Path] = []
+    if len(games):
+        best = {v: RECORDS.best_known[v] for v in HUNTS}
+        for variant, part in games.groupby("variant"):
+            top = part[part["score"] >= best[variant]]
+            top = top if len(top) else part[part["score"] == part["score"].max()].head(1)
+            for row in top.itertuples():
+                _, moves = read_psol(ctx.results_dir / row.file, variant=row.variant)
+                title = f"Morpion {row.variant}, {row.score} moves (NRPA, search {row.search})"
+                stem = out / f"ours_{row.variant}_{row.score}_search{row.search}"
+                drawn += draw_game(moves, stem, title=title, formats=("png",))
     for variant, (path, who) in LITERATURE.items():
         _, moves = read_psol(path, variant=variant)
         title = f"Morpion {variant}, {len(moves)} moves ({who})"
-        draw_game(moves, out / f"literature_{variant}_{len(moves)}", title=title, formats=("png",))
-    if games.empty:
-        return
-    best = {v: RECORDS.best_known[v] for v in HUNTS}
-    for row in games.itertuples():
-        if row.score >= best[row.variant]:
-            _, moves = read_psol(ctx.results_dir / row.file, variant=row.variant)
-            title = f"Morpion {row.variant}, {row.score} moves (nmcs NRPA, search {row.search})"
-            stem = out / f"ours_{row.variant}_{row.score}_search{row.search}"
-            draw_game(moves, stem, title=title, formats=("png",))
+        stem = out / f"literature_{variant}_{len(moves)}"
+        drawn += draw_game(moves, stem, title=title, formats=("png",))
+    return drawn
 
 
 def record_claim(ctx: Context, df: pd.DataFrame, games: pd.DataFrame) -> Claim:
     statement = "our engine finds a Morpion 5D game of the record length (level-3 NRPA)"
     paper = f"{RECORDS.best_known['5D']} moves (Rosin 2010)"
     cmd = rerun_command(ctx.scale, HUNTS["5D"])
+    df = df[df["level"] == 3] if len(df) else df
     if df.empty:
         return Claim(SECTION, statement, paper, "-", NOT_RUN, cmd)
     record = RECORDS.best_known["5D"]
@@ -231,14 +293,13 @@ def efficiency_table(ctx: Context, hunt: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def efficiency_claim(ctx: Context, hunt: pd.DataFrame) -> Claim:
+def efficiency_claim(ctx: Context, table: pd.DataFrame) -> Claim:
     statement = (
         f"NRPA reaches {EFFICIENCY_SCORE}+ on Morpion 5D more often per core-hour than memorized "
         "NMCS (levels 2-3) and beam search"
     )
     paper = "NRPA substantially improves search efficiency over NMCS (Rosin 2011)"
     cmd = rerun_command(ctx.scale, HUNTS["5D"], *dict.fromkeys(COMPARED))
-    table = efficiency_table(ctx, hunt) if not hunt.empty else pd.DataFrame()
     if table.empty or "NRPA" not in set(table["algorithm"]) or len(table) < 2:
         return Claim(SECTION, statement, paper, "-", NOT_RUN, cmd)
     save_table(table.drop(columns="_cells"), ctx.tables, "records_efficiency")

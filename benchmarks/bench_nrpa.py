@@ -9,8 +9,12 @@ NRPA rate: a level-``level`` NRPA search with N = ``iterations`` (N**level playo
 searches (from the results, compile excluded). Random rate: a level-1 nested search without
 memorization on the same position (its playouts / seconds), the engine's uniform-random
 playouts with the nested search's copies around them. Both rates are per second of wall time
-of the searches, measured on one numba thread (run it pinned: ``taskset -c 0``). The goal of
-issue 22: >= 100,000 NRPA playouts/s for level 2, N = 100 on Morpion 5D.
+of the searches, measured on one numba thread (run it pinned: ``taskset -c 0``). The goal:
+>= 100,000 NRPA playouts/s for level 2, N = 100 on Morpion 5D.
+
+Then the record hunt's speed (``--hunt-searches``, 0 to skip): level-3 NRPA, N = 100, on
+Morpion 5D (``experiment=morpion_record_hunt``), its playouts per second and searches per
+core-hour (per CPU second of this process, one core).
 """
 
 import argparse
@@ -55,6 +59,9 @@ def main(argv=None):
     parser.add_argument("--level", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--searches", type=int, default=3)
+    parser.add_argument(
+        "--hunt-searches", type=int, default=2, help="level-3 5D searches of the hunt (0: skip)"
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     numba.set_num_threads(1)
@@ -85,6 +92,7 @@ def main(argv=None):
             f"{key:>10} {nrpa:>9,.0f} ({nrpa_cpu:>7,.0f}) {rnd:>10,.0f} ({rnd_cpu:>9,.0f}) "
             f"{score:>10.1f}"
         )
+    hunt = hunt_speed(args.hunt_searches) if args.hunt_searches > 0 else None
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"level {args.level}, N = {args.iterations}, {args.searches} searches per game; "
           f"load average {load:.2f} on {os.cpu_count()} cores")  # fmt: skip
@@ -92,10 +100,35 @@ def main(argv=None):
         out = dict(benchmark="nrpa_playouts", threads=1, level=args.level,
                    iterations=args.iterations, searches=args.searches,
                    machine=platform.processor() or platform.machine(), load_average=load,
-                   numba=numba.__version__, rows=rows)  # fmt: skip
+                   numba=numba.__version__, rows=rows, hunt=hunt)  # fmt: skip
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
         print(f"wrote {args.json}")
+
+
+def hunt_speed(searches: int) -> dict:
+    """Level-3 NRPA (N = 100) on Morpion 5D: playouts per second and searches per core-hour."""
+    from nmcs.games import registry
+
+    state0 = registry.game("morpion").make_state(variant="5D")
+    kwargs = dict(algo="nrpa", level=3, iterations=100)
+    seeds = search_seeds(2, 0, searches)
+    c0 = time.process_time()
+    res = search_batch("morpion", state0, seeds, workers=1, **kwargs)
+    cpu = time.process_time() - c0
+    out = dict(
+        searches=searches,
+        playouts_per_second=float(res.playouts.sum() / res.seconds.sum()),
+        seconds_per_search=float(res.seconds.mean()),
+        searches_per_core_hour=3600.0 * searches / cpu,
+        scores=[int(x) for x in res.score],
+    )
+    print(
+        f"hunt (5D, level 3, N = 100): {out['playouts_per_second']:,.0f} playouts/s, "
+        f"{out['seconds_per_search']:.1f} s a search, {out['searches_per_core_hour']:.0f} "
+        f"searches per core-hour (scores {out['scores']})"
+    )
+    return out
 
 
 if __name__ == "__main__":
