@@ -103,6 +103,13 @@ def write_page(
     lines += [f"- **{c.claim}**: {c.ours} ({c.verdict}; {c.paper})" for c in claims]
     lines += ["", "## NRPA (N = 100): P(score >= k) and the cost of a first such game", ""]
     lines += [
+        "Core-hours are the searches' own wall seconds, one thread each, on the machine that ran "
+        "them (the rows' `seconds`): a search that shared its core with other work counts the "
+        "wait too, so these are upper bounds of a quiet core's cost "
+        "(`python benchmarks/bench_nrpa.py` measures that).",
+        "",
+    ]
+    lines += [
         "| variant | level | k | searches | hits | P (Wilson 95%) | expected core-hours (95%) |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -265,7 +272,7 @@ def efficiency_table(ctx: Context, hunt: pd.DataFrame) -> pd.DataFrame:
         if "variant" in df:
             df = df[df["variant"] == "5D"]
         if label == "memorized NMCS":
-            df = df[df["memorize"].astype(bool)]
+            df = df[df["memorize"].astype(bool) & (df["level"] >= 2)]
         for level, part in df.groupby("level"):
             frames.append((f"{label}, level {int(level)}", part.assign(source=experiment)))
     merged: dict[str, list[pd.DataFrame]] = {}
