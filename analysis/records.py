@@ -6,7 +6,8 @@ the games they found, and the search efficiency of NRPA against memorized NMCS a
   its interval from the Wilson interval of P);
 - every game the hunts saved (``<cell>/records/*.psol``, published under
   ``records/<cell>/``), replayed through ``nmcs.games.morpion.psol.read_psol`` before it is
-  counted, with the command that reproduces it bit for bit; its picture, beside those of the
+  counted (5D games also through the independent plain-Python rules of
+  ``analysis.independent.morpion_mobility``), with the command that reproduces it bit for bit; its picture, beside those of the
   literature's 5D 82 (Rosin 2010) and 5T 170 (Bruneau 1976) grids;
 - Rosin's claim (IJCAI 2011) that NRPA improves search efficiency over NMCS, as a rate: games
   of 80 or more per core-hour of one core of this machine, NRPA (the 5D hunt) against memorized
@@ -37,6 +38,7 @@ from analysis.common import (
     save_table,
     wilson,
 )
+from analysis.independent import morpion_mobility as independent_morpion
 from nmcs.games.morpion import RECORDS
 from nmcs.games.morpion.draw import draw_game
 from nmcs.games.morpion.psol import read_psol
@@ -187,6 +189,10 @@ def found_games(ctx: Context) -> pd.DataFrame:
             if not m:
                 continue
             _, moves = read_psol(path, variant=variant)  # ValueError: a file that does not replay
+            if variant == "5D":  # and again in plain Python, sharing no code with the engine
+                independent = independent_morpion.replay_psol(path.read_text()).score
+                if independent != len(moves):
+                    raise ValueError(f"{path}: {len(moves)} moves, {independent} independently")
             cell_folder = path.parent if path.parent.name != "records" else path.parent.parent
             rows.append(
                 {

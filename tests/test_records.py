@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from analysis.independent import morpion_mobility as independent_morpion
 from analysis.records import probabilities, rate
 from nmcs.games.morpion.psol import read_psol
 from nmcs.harness import rerun
@@ -202,8 +203,11 @@ def test_published_record_games_replay_and_their_seeds_are_the_cells():
         meta = metas[games_csv.parent.name]
         for row in pd.read_csv(games_csv, dtype={"search_seed": "uint64"}).itertuples():
             path = games_csv.parent / f"search-{row.search:08d}-score-{row.score}.psol"
-            _, moves = read_psol(path, variant=meta["config"]["game"]["variant"])
+            variant = meta["config"]["game"]["variant"]
+            _, moves = read_psol(path, variant=variant)
             assert len(moves) == row.score
+            if variant == "5D":  # the plain-Python rules, which share no code with the engine
+                assert independent_morpion.replay_psol(path.read_text()).score == row.score
             assert row.search_seed == seeds_for(meta["config"]["seed"], [row.search])[0]
             scores.append(row.score)
     assert max(scores) >= 82
