@@ -7,8 +7,9 @@ the games they found, and the search efficiency of NRPA against memorized NMCS a
 - every game the hunts saved (``<cell>/records/*.psol``, published under
   ``records/<cell>/``), replayed through ``nmcs.games.morpion.psol.read_psol`` before it is
   counted (5D games also through the independent plain-Python rules of
-  ``analysis.independent.morpion_mobility``), with the command that reproduces it bit for bit; its picture, beside those of the
-  literature's 5D 82 (Rosin 2010) and 5T 170 (Bruneau 1976) grids;
+  ``analysis.independent.morpion_mobility``), with the command that reproduces it bit for
+  bit; its picture, beside those of the literature's 5D 82 (Rosin 2010) and 5T 170 (Bruneau
+  1976) grids;
 - Rosin's claim (IJCAI 2011) that NRPA improves search efficiency over NMCS, as a rate: games
   of 80 or more per core-hour of one core of this machine, NRPA (the 5D hunt) against memorized
   NMCS of levels 2 and 3 (morpion_fig8_fig9, morpion_fig9_level3) and beam search
