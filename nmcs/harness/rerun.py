@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from omegaconf import OmegaConf
+from omegaconf import DictConfig, OmegaConf
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness.cell import cell_hash
@@ -80,6 +80,7 @@ def rerun(folder: Path, search: int, cell: str | None = None) -> tuple[Any, pd.S
     config = dict(meta["config"])
     config["progress"] = False
     cfg = OmegaConf.merge(OmegaConf.structured(Config), config)
+    assert isinstance(cfg, DictConfig)
     validated = validate(cfg)
     name = cell_hash(validated.identity)
     if meta.get("cell") not in (None, name):
