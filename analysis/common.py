@@ -70,7 +70,7 @@ class Context:
         only ``columns`` (and the identity columns) where given: a published left-move
         experiment expands to millions of rows, and every column costs its copy."""
         folder = self.results_dir / experiment
-        df = experiment_results(folder, columns)
+        df = experiment_results(folder, columns) if folder.is_dir() else pd.DataFrame()
         unfinished = sorted(
             p.parent.name
             for p in folder.glob("*/meta.json")

@@ -19,6 +19,7 @@ Columns of results.parquet::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
@@ -42,7 +43,7 @@ from nmcs.harness.batch import (
     seeds_for,
     warm_up,
 )
-from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
+from nmcs.harness.cell import ChunkRunner, atomic_write_bytes, check_size
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_options
 from nmcs.harness.results import ADDED_KEYS, without_added_defaults
 from nmcs.harness.schema import Config
@@ -155,6 +156,17 @@ class SearchCell:
         if self.parallel.backend == "dask" and self.parallel.address is not None:
             return (str(self.parallel.address),)
         return ()
+
+    def unread_keys(self) -> dict[str, str]:
+        """The top-level keys this cell's algorithm does not read (its record's
+        ``memorizes``), each with why: the preflight refuses them on the command line."""
+        if self.algo.memorizes:
+            return {}
+        why = (
+            f"algo={self.algo.name} does not memorize "
+            f"(only algo={' or algo='.join(algorithms.memorizing())})"
+        )
+        return {"memorize": why, "memorize_from": why}
 
     def warm_up(self) -> None:
         """Compile (or load) the cell's entry point, running nothing: done in the parent before
@@ -303,9 +315,12 @@ def validate_search(cfg: DictConfig) -> SearchCell:
     check_driver_keys(cfg)
     if cfg.n_searches < 1:
         raise ConfigError(f"n_searches = {cfg.n_searches}: must be at least 1")
+    check_size("n_searches", cfg.n_searches)
     budget = cfg.budget
-    if budget.seconds is not None and budget.seconds <= 0:
-        raise ConfigError(f"budget.seconds = {budget.seconds}: must be > 0 (or null for none)")
+    if budget.seconds is not None and not (0 < budget.seconds < math.inf):
+        raise ConfigError(
+            f"budget.seconds = {budget.seconds}: must be a finite number > 0 (or null for none)"
+        )
     if budget.playouts is not None and budget.playouts <= 0:
         raise ConfigError(f"budget.playouts = {budget.playouts}: must be > 0 (or null for none)")
     settings = Settings(
