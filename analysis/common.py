@@ -124,9 +124,15 @@ def save_figure(fig: Any, folder: Path, stem: str) -> None:
     plt.close(fig)
 
 
+# Significant digits of the floats a table's CSV holds: the same results give the same bytes
+# (a value computed in another order can differ in its last bit, e.g. an exact-theory table
+# built for another depth first), so publishing again changes no committed table.
+CSV_DIGITS = 12
+
+
 def save_table(df: pd.DataFrame, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    df.to_csv(folder / f"{stem}.csv", index=False)
+    df.to_csv(folder / f"{stem}.csv", index=False, float_format=f"%.{CSV_DIGITS}g")
     (folder / f"{stem}.md").write_text(markdown_table(df))
 
 
