@@ -70,9 +70,7 @@ def test_accepted_still():
 def test_refused_by_run_py_no_folder(tmp_path):
     """Through run.py itself: exit status 2, one line, no folder made."""
     out = tmp_path / "out"
-    proc = run_python(
-        "run.py", "experiment_name=../../escape", f"hydra.run.dir={out}", check=False
-    )
+    proc = run_python("run.py", "experiment_name=../../escape", f"hydra.run.dir={out}", check=False)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "run.py: error: experiment_name = '../../escape': must be a plain name of letters, "
@@ -82,16 +80,26 @@ def test_refused_by_run_py_no_folder(tmp_path):
 
 
 API_REFUSED = [
-    (lambda s: nmcs.search_batch("leftmove", s, [1], algo="iterative", max_seconds=np.inf),
-     "max_seconds = inf: must be a finite number >= 0"),
-    (lambda s: nmcs.search_batch("leftmove", s, [1], algo="nrpa", memorize=False),
-     "memorize = False: algo=nrpa does not memorize"),
-    (lambda s: nmcs.search_batch("leftmove", s, [1], algo="nrpa", memorize_from=2),
-     "memorize_from = 2: algo=nrpa does not memorize"),
-    (lambda s: nmcs.search_batch("leftmove", s, [1], algo="beam", beam="abc"),
-     "algo.beam = 'abc': one size for every level"),
-    (lambda s: nmcs.search_batch("leftmove", s, [1], algo="beam", beam=[1, True]),
-     "algo.beam = [1, True]: one size"),
+    (
+        lambda s: nmcs.search_batch("leftmove", s, [1], algo="iterative", max_seconds=np.inf),
+        "max_seconds = inf: must be a finite number >= 0",
+    ),
+    (
+        lambda s: nmcs.search_batch("leftmove", s, [1], algo="nrpa", memorize=False),
+        "memorize = False: algo=nrpa does not memorize",
+    ),
+    (
+        lambda s: nmcs.search_batch("leftmove", s, [1], algo="nrpa", memorize_from=2),
+        "memorize_from = 2: algo=nrpa does not memorize",
+    ),
+    (
+        lambda s: nmcs.search_batch("leftmove", s, [1], algo="beam", beam="abc"),
+        "algo.beam = 'abc': one size for every level",
+    ),
+    (
+        lambda s: nmcs.search_batch("leftmove", s, [1], algo="beam", beam=[1, True]),
+        "algo.beam = [1, True]: one size",
+    ),
     (lambda s: nmcs.search_seeds(-1, 0, 3), "seed = -1: must be an integer >= 0"),
     (lambda s: nmcs.search_seeds(0, -2, 3), "start = -2: must be an integer >= 0"),
     (lambda s: nmcs.search_seeds(0, 0, 2.5), "count = 2.5: must be an integer >= 0"),
@@ -114,7 +122,9 @@ def test_api_numpy_integers_accepted():
     assert nmcs.best_score_probability(np.int64(9), np.int32(3)) == nmcs.best_score_probability(
         9, 3
     )
-    assert (nmcs.search_seeds(np.int64(3), np.int64(0), np.int64(2)) == nmcs.search_seeds(3, 0, 2)).all()
+    assert (
+        nmcs.search_seeds(np.int64(3), np.int64(0), np.int64(2)) == nmcs.search_seeds(3, 0, 2)
+    ).all()
     from nmcs.harness.batch import algo_config
 
     nrpa = nmcs.algorithm("nrpa")
