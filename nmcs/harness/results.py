@@ -273,7 +273,7 @@ def experiment_results(folder: str | Path, columns: list[str] | None = None) -> 
     is no such folder."""
     if not Path(folder).is_dir():
         raise ResultsFileError(f"no experiment folder '{folder}'")
-    return read_results(experiment_result_files(folder), columns)
+    return read_results(experiment_result_files(Path(folder)), columns)
 
 
 def all_results(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:
