@@ -11,6 +11,7 @@ import sys
 import hydra
 
 from nmcs.harness import interrupt
+from nmcs.harness.cell_files import CellWriteError
 from nmcs.harness.cli import CONFIG_DIR, preflight, register, run_job
 
 register()
@@ -30,10 +31,13 @@ def command() -> None:
     except KeyboardInterrupt:
         # Outside a cell's search loop (compiling, composing): nothing of a cell was lost.
         print(
-            "run.py: interrupted; saved chunks are kept, run the same command to resume",
+            f"run.py: {interrupt.name()}; saved chunks are kept, run the same command to resume",
             file=sys.stderr,
         )
-        sys.exit(130)
+        sys.exit(interrupt.exit_status())
+    except CellWriteError as error:  # raised where Hydra does not catch it
+        print(f"run.py: error: {error.strerror}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides
 from analysis.report import write_report
 from nmcs.core.scales import SCALES
 from nmcs.harness.provenance import provenance
-from nmcs.harness.results import experiment_result_files
+from nmcs.harness.results import ResultsFileError, experiment_result_files
 
 MODULES = (
     leftmove,
@@ -42,7 +42,7 @@ MODULES = (
 )
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m analysis", description=__doc__)
     parser.add_argument(
         "--outputs",
@@ -98,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     for scale in scales:
         if (args.outputs / scale).is_dir():
             claims[scale] = analyze_scale(Context(args.outputs, scale))
-    report = write_report(args.outputs, claims, info=info)
+    # One scale analysed: the report keeps the other scales' sections as they were.
+    keep = tuple(s for s in SCALES if s not in scales)
+    report = write_report(args.outputs, claims, info=info, keep=keep)
     print(f"analysis: wrote {report}")
     return 0
 
@@ -234,6 +236,16 @@ def analyze_published(folder: Path, scale: str, out: Path, info: dict | None = N
     report = write_report(out, claims, source=folder, info=info)
     print(f"analysis: wrote {report}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m analysis``; a missing or unreadable results file is said in one line that
+    names it (exit status 1)."""
+    try:
+        return _main(argv)
+    except ResultsFileError as error:
+        print(f"analysis: error: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -70,7 +70,7 @@ class Context:
         only ``columns`` (and the identity columns) where given: a published left-move
         experiment expands to millions of rows, and every column costs its copy."""
         folder = self.results_dir / experiment
-        df = experiment_results(folder, columns)
+        df = experiment_results(folder, columns) if folder.is_dir() else pd.DataFrame()
         unfinished = sorted(
             p.parent.name
             for p in folder.glob("*/meta.json")
@@ -124,9 +124,15 @@ def save_figure(fig: Any, folder: Path, stem: str) -> None:
     plt.close(fig)
 
 
+# Significant digits of the floats a table's CSV holds: the same results give the same bytes
+# (a value computed in another order can differ in its last bit, e.g. an exact-theory table
+# built for another depth first), so publishing again changes no committed table.
+CSV_DIGITS = 12
+
+
 def save_table(df: pd.DataFrame, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    df.to_csv(folder / f"{stem}.csv", index=False)
+    df.to_csv(folder / f"{stem}.csv", index=False, float_format=f"%.{CSV_DIGITS}g")
     (folder / f"{stem}.md").write_text(markdown_table(df))
 
 

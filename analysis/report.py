@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from analysis.common import Claim
+from nmcs.core.scales import SCALES
 from nmcs.harness.provenance import now_iso, provenance
 
 VERDICTS = {
@@ -22,14 +23,37 @@ PIPELINE_CHECK = {
 }
 
 
+SCALE_HEADING = "## Scale: "
+
+
+def scale_sections(path: Path) -> dict[str, list[str]]:
+    """The ``## Scale: <scale>`` sections of an existing report, each as its lines."""
+    sections: dict[str, list[str]] = {}
+    if not path.is_file():
+        return sections
+    current: list[str] | None = None
+    for line in path.read_text().splitlines():
+        if line.startswith(SCALE_HEADING):
+            current = sections.setdefault(line.removeprefix(SCALE_HEADING).strip(), [])
+        if current is not None:
+            current.append(line)
+    return sections
+
+
 def write_report(
     outputs: Path,
     claims_by_scale: dict[str, list[Claim]],
     source: Path | None = None,
     info: dict | None = None,
+    keep: tuple[str, ...] = (),
 ) -> Path:
     """``<outputs>/REPRODUCTION.md`` from the claims read from ``source`` (default: ``outputs``);
-    ``info``: the provenance of the code that made them (default: as it is now)."""
+    ``info``: the provenance of the code that made them (default: as it is now); ``keep``: the
+    scales whose sections of the existing report stay as they are (an analysis of one scale
+    keeps the others'). A report whose only change would be its "Generated" line is left as it
+    is, so that analysing the same results twice changes no file."""
+    path = outputs / "REPRODUCTION.md"
+    kept = {s: lines for s, lines in scale_sections(path).items() if s in keep}
     info = info or provenance()
     lines = [
         "# Reproduction report",
@@ -42,10 +66,15 @@ def write_report(
         "Verdicts: " + "; ".join(f"**{k}**: {v}" for k, v in VERDICTS.items()) + ".",
         "",
     ]
-    if not claims_by_scale:
+    if not claims_by_scale and not kept:
         lines.append("No results found: run an experiment first (see README).")
-    for scale, claims in claims_by_scale.items():
-        lines += [f"## Scale: {scale}", ""]
+    present = {*kept, *claims_by_scale}
+    for scale in [*(s for s in SCALES if s in present), *(s for s in present if s not in SCALES)]:
+        if scale not in claims_by_scale:
+            lines += kept[scale]
+            continue
+        claims = claims_by_scale[scale]
+        lines += [f"{SCALE_HEADING}{scale}", ""]
         if scale in PIPELINE_CHECK:
             lines += [PIPELINE_CHECK[scale], ""]
         if claims:
@@ -68,6 +97,11 @@ def write_report(
             if c is claims[-1] or claims[claims.index(c) + 1].section != section:
                 cmds = sorted({x.command for x in claims if x.section == section})
                 lines += ["", "Rerun: " + "; ".join(f"`{cmd}`" for cmd in cmds), ""]
-    path = outputs / "REPRODUCTION.md"
-    path.write_text("\n".join(lines) + "\n")
+    text = "\n".join(lines) + "\n"
+    if not (path.is_file() and _without_generated(path.read_text()) == _without_generated(text)):
+        path.write_text(text)
     return path
+
+
+def _without_generated(text: str) -> list[str]:
+    return [line for line in text.splitlines() if not line.startswith("Generated ")]

@@ -17,6 +17,7 @@ on first use (``nmcs.search.entry``).
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -35,7 +36,7 @@ from nmcs.search.engine import (
     run_searches,
 )
 from nmcs.search.entry import compile_entry, entry_point
-from nmcs.search.registry import Algorithm, Settings, algorithm, check
+from nmcs.search.registry import Algorithm, Settings, algorithm, check, memorizing
 
 
 @dataclass
@@ -53,8 +54,11 @@ class BatchResult:
 
 
 def search_seeds(seed: int, start: int, count: int) -> np.ndarray:
-    """Seeds of searches start..start+count-1 of a cell with base ``seed``."""
-    return seeds_for(seed, range(start, start + count))
+    """Seeds of searches start..start+count-1 of a cell with base ``seed``; ConfigError naming
+    the argument unless all three are integers >= 0 (numpy integers included)."""
+    for name, value in (("seed", seed), ("start", start), ("count", count)):
+        _check_int(name, value, 0, "an integer >= 0")
+    return seeds_for(int(seed), range(int(start), int(start) + int(count)))
 
 
 def seeds_for(seed: int, indices: Any) -> np.ndarray:
@@ -72,8 +76,19 @@ def api_names(algo: Algorithm) -> dict[str, str]:
     return {name: renamed.get(name, name) for name in algo.option_names()}
 
 
+def _python(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (lists and tuples element by element), so
+    that an option takes ``np.int64(10)`` wherever it takes ``10``."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, list | tuple):
+        return type(value)(_python(v) for v in value)
+    return value
+
+
 def algo_config(algo: Algorithm, options: dict[str, Any]) -> Any:
     """The algorithm's config dataclass from Python API keyword arguments."""
+    options = {key: _python(value) for key, value in options.items()}
     names = api_names(algo)
     by_api = {api: key for key, api in names.items()}
     unknown = sorted(set(options) - set(by_api))
@@ -188,6 +203,11 @@ def checked_call(
     _check_int("level", level, 0, f"an integer from 0 to {record.max_level}")
     _check_bool("memorize", memorize)
     _check_int("memorize_from", memorize_from, 1, f"an integer from 1 to {record.max_level}")
+    if not record.memorizes and not memorize:
+        raise ConfigError(
+            f"memorize = {memorize!r}: algo={algo} does not memorize "
+            f"(only algo={' or algo='.join(memorizing())}); leave it out"
+        )
     _check_bool("stop_at_target", stop_at_target)
     _check_number("max_seconds", max_seconds)
     _check_int("max_playouts", max_playouts, 0, ">= 0 (0 = no limit)")
@@ -222,10 +242,11 @@ def _check_bool(name: str, value: Any) -> None:
 
 
 def _check_number(name: str, value: Any) -> None:
+    allowed = "a finite number >= 0 (0 = no limit)"
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.number):
-        raise ConfigError(f"{name} = {value!r}: must be a number >= 0 (0 = no limit)")
-    if not value >= 0:
-        raise ConfigError(f"{name} = {value}: must be a number >= 0 (0 = no limit)")
+        raise ConfigError(f"{name} = {value!r}: must be {allowed}")
+    if not (value >= 0 and math.isfinite(value)):  # an infinite budget would never return
+        raise ConfigError(f"{name} = {value}: must be {allowed}")
 
 
 def checked_state(game: Game, state: Any) -> np.ndarray:

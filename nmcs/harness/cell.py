@@ -12,10 +12,14 @@ how to run a chunk of items and what to leave beside the results. The driver own
 - ``meta.json``: the resolved config, the code and package versions, the machine and the times;
 - resume: a folder that holds another config's results is refused; items already saved (here
   or in a sibling folder of the same cell, which are copied) are not run again;
-- atomic chunks: each chunk of items is written (write, then rename) as
-  ``chunks/<first>-<last>.parquet``, so a killed run loses at most the chunk in flight;
+- one writer: the cell's ``lock`` file, held while it runs (``nmcs.harness.cell_files``);
+- atomic, checked chunks: each chunk of items is written (write under a unique temporary name,
+  then rename) as ``chunks/<first>-<last>.parquet``, so a killed run loses at most the chunk in
+  flight; a chunk that is not a whole chunk of this cell is quarantined and its items run again;
+- bounded memory: the items to run are streamed, never listed (``MAX_ITEMS`` bounds a cell);
 - gathering the chunks into ``results.parquet`` (one row per item) when all are done;
-- interruption: Ctrl-C stops at the end of the chunk in flight with ``CellInterrupted``.
+- interruption: Ctrl-C or SIGTERM stops at the end of the chunk in flight with
+  ``CellInterrupted``.
 
 Rows of both kinds carry the item index in the ``search`` column (a match row also has it as
 ``match``).
@@ -24,11 +28,11 @@ Rows of both kinds carry the item index in the ``search`` column (a match row al
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
-import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,13 +42,39 @@ from tqdm.auto import tqdm
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness import interrupt
+from nmcs.harness.cell_files import (
+    atomic_write_bytes,
+    atomic_write_parquet,
+    cell_lock,
+    checked_done_items,
+    chunk_items,
+    make_folder,
+    quarantine,
+    remove_temporary_files,
+)
 from nmcs.harness.provenance import now_iso, provenance
+
+__all__ = [
+    "MAX_ITEMS",
+    "Cell",
+    "CellInterrupted",
+    "atomic_write_bytes",
+    "atomic_write_parquet",
+    "cell_hash",
+    "check_size",
+    "done_items",
+    "run",
+]
+
+# The most items (searches, matches) of one cell: results.parquet gathers every row in memory,
+# about 0.2-2 kB a row, so a larger cell would not fit; split it into cells of other seeds.
+MAX_ITEMS = 100_000_000
 
 log = logging.getLogger(__name__)
 
 
 class CellInterrupted(Exception):
-    """The user stopped a cell (Ctrl-C); what was saved is in the message."""
+    """The user stopped a cell (Ctrl-C, or SIGTERM); what was saved is in the message."""
 
 
 ChunkRunner = Callable[[str, list[int]], pd.DataFrame]
@@ -101,6 +131,11 @@ class Cell(Protocol):
         """What a finished cell leaves beside its results (best game, summary)."""
         ...
 
+    @property
+    def hunts(self) -> bool:
+        """A record hunt: the driver shows it the saved rows (``after_saved``)."""
+        ...
+
     def after_saved(self, rows: pd.DataFrame, out_dir: Path, n_saved: int) -> str | None:
         """Called with the items already saved when a run starts, then with each chunk's rows
         once saved (``n_saved`` items saved in all): what the cell keeps of them (a record hunt's
@@ -114,27 +149,17 @@ def cell_hash(identity: dict[str, Any]) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
-def atomic_write_parquet(df: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    df.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
-
-
 def write_meta(out_dir: Path, meta: dict[str, Any]) -> None:
     atomic_write_bytes(out_dir / "meta.json", json.dumps(meta, indent=2, default=str).encode())
 
 
 def done_items(chunk_dir: Path) -> set[int]:
-    """Indices of the items already saved in chunk files."""
+    """Indices of the items saved in the whole chunk files of ``chunk_dir`` (any cell)."""
     done: set[int] = set()
     for path in sorted(chunk_dir.glob("*.parquet")):
-        done.update(pd.read_parquet(path, columns=["search"])["search"].tolist())
+        items = chunk_items(path, None)
+        if not isinstance(items, str):
+            done.update(items)
     return done
 
 
@@ -143,7 +168,12 @@ def check_resume(out_dir: Path, identity: dict[str, Any]) -> dict[str, Any] | No
     meta_path = out_dir / "meta.json"
     if not meta_path.exists():
         return None
-    meta = json.loads(meta_path.read_text())
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, ValueError) as error:
+        raise ConfigError(
+            f"{meta_path}: unreadable ({error}); move that folder aside or run elsewhere"
+        ) from None
     if meta.get("identity") != identity:
         old, new = meta.get("identity", {}), identity
         diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
@@ -154,7 +184,7 @@ def check_resume(out_dir: Path, identity: dict[str, Any]) -> dict[str, Any] | No
     return meta
 
 
-def adopt_sibling_chunks(out_dir: Path, identity: dict, n: int, done: set[int]) -> int:
+def adopt_sibling_chunks(out_dir: Path, identity: dict, n: int, done: set[int], cell: str) -> int:
     """Copy into ``out_dir`` the chunks of sibling cell folders that hold items of the same
     cell (same identity), index < n, not done here yet; return how many items came.
 
@@ -173,7 +203,10 @@ def adopt_sibling_chunks(out_dir: Path, identity: dict, n: int, done: set[int]) 
         except (OSError, ValueError):
             continue
         for path in sorted((sibling / "chunks").glob("*.parquet")):
-            items = set(pd.read_parquet(path, columns=["search"])["search"].tolist())
+            checked = chunk_items(path, cell)
+            if isinstance(checked, str):
+                continue  # the sibling's own run quarantines it
+            items = set(checked)
             if not {i for i in items if i < n} - done - adopted:
                 continue
             target = chunk_dir / f"from-{sibling.name}-{path.name}".replace("/", "_")
@@ -204,21 +237,59 @@ def gather_chunks(chunk_dir: Path, n: int) -> pd.DataFrame:
 def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
     """Run (or finish) ``cell`` into ``out_dir``; return its results (one row per item).
 
-    Raises ConfigError when the folder holds another cell, and CellInterrupted (saying what
-    was saved) when the user stops it with Ctrl-C."""
+    Raises ConfigError when the folder holds another cell or another process runs it
+    (``CellLocked``), ``CellWriteError`` (one line) when a file cannot be written, and
+    CellInterrupted (saying what was saved) when the user stops it with Ctrl-C or SIGTERM."""
     out_dir = Path(out_dir)
+    check_size(f"n_{cell.kind}", cell.n)
+    make_folder(out_dir)
+    with cell_lock(out_dir):
+        return _run_locked(cell, out_dir)
+
+
+def check_size(key: str, n: int) -> None:
+    """ConfigError if a cell of ``n`` items is larger than ``MAX_ITEMS``."""
+    if n > MAX_ITEMS:
+        raise ConfigError(
+            f"{key} = {n}: at most {MAX_ITEMS} in one cell (its results are gathered in memory); "
+            "run several cells of other seeds"
+        )
+
+
+def _todo(n: int, done: set[int]) -> Iterator[int]:
+    """The items not done yet, in order, streamed: a cell of any size lists none."""
+    return (i for i in range(n) if i not in done)
+
+
+def _complete_results(out_dir: Path, n: int) -> pd.DataFrame | None:
+    """The cell's results.parquet if it holds the whole cell; an unreadable one is
+    quarantined (the chunks gather it again)."""
+    path = out_dir / "results.parquet"
+    if not path.exists():
+        return None
+    try:
+        results = pd.read_parquet(path)
+    except Exception as error:  # noqa: BLE001 - whatever pyarrow raises, the file is not whole
+        quarantine(out_dir, path, f"unreadable: {str(error).strip().splitlines()[0][:80]}")
+        return None
+    return results if len(results) == n else None
+
+
+def _run_locked(cell: Cell, out_dir: Path) -> pd.DataFrame:
     chunk_dir = out_dir / "chunks"
     identity = cell.identity
     old_meta = check_resume(out_dir, identity)
-    chunk_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(chunk_dir)
+    remove_temporary_files(out_dir)
     name = cell_hash(identity)
     n, unit = cell.n, cell.unit
-    done = done_items(chunk_dir)
-    adopted = adopt_sibling_chunks(out_dir, identity, n, done)
+    done = checked_done_items(out_dir, name)
+    adopted = adopt_sibling_chunks(out_dir, identity, n, done, name)
     if adopted:
-        done = done_items(chunk_dir)
+        done = checked_done_items(out_dir, name)
         print(f"{out_dir}: {adopted} {cell.kind} copied from a folder of the same cell", flush=True)
-    todo = [i for i in range(n) if i not in done]
+    n_done = sum(1 for i in done if 0 <= i < n)
+    n_todo = n - n_done
     meta: dict[str, Any] = {
         "kind": cell.kind,
         "identity": identity,
@@ -227,31 +298,36 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
         **cell.meta(),
         "started": (old_meta or {}).get("started", now_iso()),
         "resumed": now_iso() if old_meta else None,
-        "finished": (old_meta or {}).get("finished") if not todo else None,
-        "n_done": n - len(todo),
+        "finished": (old_meta or {}).get("finished") if not n_todo else None,
+        "n_done": n_done,
         "workers": cell.workers,
+        # Thread-seconds per item of the latest run (the pre-flight estimate reads it).
+        "seconds_per_item": (old_meta or {}).get("seconds_per_item"),
         **provenance(),
     }
-    results_path = out_dir / "results.parquet"
-    if not todo and results_path.exists() and old_meta is not None:
-        if len(pd.read_parquet(results_path, columns=["search"])) == n:
+    if not n_todo and old_meta is not None:
+        complete = _complete_results(out_dir, n)
+        if complete is not None:
             print(f"{out_dir}: cell complete ({n} {cell.kind}), nothing to run", flush=True)
-            results = pd.read_parquet(results_path)
-            cell.after_saved(results, out_dir, n)  # what a new record.threshold keeps
-            return results
-    if not todo and len(done) > n:
+            if cell.hunts:
+                cell.after_saved(complete, out_dir, n)  # what a new record.threshold keeps
+            return complete
+    if not n_todo and len(done) > n:
         print(
             f"{out_dir}: {len(done)} {cell.kind} saved; results.parquet now holds the first {n}; "
             "the others stay in chunks/",
             flush=True,
         )
     write_meta(out_dir, meta)
-    stop = cell.after_saved(gather_chunks(chunk_dir, n), out_dir, n - len(todo)) if done else None
-    if todo and not stop:
-        log.info("%s: %d %s to run (%d already done)", out_dir, len(todo), cell.kind, n - len(todo))
+    # A record hunt sees what is saved first: its target may be reached already.
+    stop = None
+    if done and cell.hunts:
+        stop = cell.after_saved(gather_chunks(chunk_dir, n), out_dir, n_done)
+    if n_todo and not stop:
+        log.info("%s: %d %s to run (%d already done)", out_dir, n_todo, cell.kind, n_done)
     bar = tqdm(
         total=n,
-        initial=n - len(todo),
+        initial=n_done,
         desc=out_dir.name,
         unit=unit,
         disable=not cell.progress,
@@ -259,40 +335,46 @@ def run(cell: Cell, out_dir: str | Path) -> pd.DataFrame:
     )
     # The first chunk is one item per worker, to measure how long an item takes; later chunks
     # aim at chunk_seconds each.
-    size, pos = cell.workers, 0
+    size = cell.workers
+    todo = _todo(n, done)
+    run_seconds, run_items = 0.0, 0
     try:
-        with cell.session(out_dir) if todo and not stop else nullcontext(None) as run_chunk:
+        with cell.session(out_dir) if n_todo and not stop else nullcontext(None) as run_chunk:
             # A session may run more items at once than the cell's threads (a Dask cluster):
             # its runner says how many.
             workers = int(getattr(run_chunk, "workers", cell.workers))
             size = workers
-            while pos < len(todo) and not stop:
+            while not stop:
                 interrupt.check()  # a Ctrl-C that a compiler callback swallowed
-                indices = todo[pos : pos + size]
+                indices = list(itertools.islice(todo, size))
+                if not indices:
+                    break
                 started = time.perf_counter()
                 assert run_chunk is not None
                 chunk = run_chunk(name, indices)
                 elapsed = time.perf_counter() - started
                 path = chunk_dir / f"{indices[0]:08d}-{indices[-1]:08d}.parquet"
                 atomic_write_parquet(chunk, path)
-                pos += len(indices)
                 meta["n_done"] += len(indices)
+                run_seconds += elapsed * workers
+                run_items += len(indices)
+                meta["seconds_per_item"] = run_seconds / run_items
                 write_meta(out_dir, meta)
                 bar.update(len(indices))
-                stop = cell.after_saved(chunk, out_dir, meta["n_done"])
+                stop = cell.after_saved(chunk, out_dir, meta["n_done"]) if cell.hunts else None
                 per_item = max(elapsed / len(indices), 1e-7)
                 size = int(min(max(workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000))
     except KeyboardInterrupt:
         bar.close()
         raise CellInterrupted(
-            f"interrupted: {meta['n_done']} of {n} {cell.kind} of {out_dir} are saved; "
+            f"{interrupt.name()}: {meta['n_done']} of {n} {cell.kind} of {out_dir} are saved; "
             "run the same command again to finish them"
         ) from None
     bar.close()
     results = gather_chunks(chunk_dir, n)
-    atomic_write_parquet(results, results_path)
+    atomic_write_parquet(results, out_dir / "results.parquet")
     cell.finish(results, out_dir)
-    if stop and pos < len(todo):
+    if stop and meta["n_done"] < n:
         # Stopped before its n items (a record hunt's target): results.parquet holds those
         # saved, and a rerun goes on from there.
         print(f"{out_dir}: {stop}", flush=True)

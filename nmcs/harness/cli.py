@@ -27,7 +27,10 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
+from nmcs.harness import interrupt
 from nmcs.harness.cell import CellInterrupted, run
+from nmcs.harness.cell_files import CellWriteError
+from nmcs.harness.estimate import estimate
 from nmcs.harness.parallel import check_scheduler
 from nmcs.harness.schema import register_configs
 from nmcs.harness.validate import validate
@@ -169,14 +172,19 @@ def preflight(argv: Sequence[str]) -> None:
     first_cells: dict[tuple, Any] = {}
     addresses: dict[str, None] = {}  # the Dask schedulers named (parallel.address), once each
     overrides = [a for a in argv if not a.startswith("-")]
+    checked_cells = []
     try:
+        given = _given_keys(overrides)
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
             cells = _cells(argv)
             for cell in cells[:MAX_CHECKED_CELLS]:
                 overrides = list(cell)
                 cfg = compose("config", overrides=overrides + _searchpath(argv))
                 OmegaConf.to_container(cfg, resolve=True)
+                _check_booleans(cfg, overrides)
                 checked = validate(cfg)
+                _check_read(checked.unread_keys(), given)
+                checked_cells.append(checked)
                 first_cells.setdefault(checked.compile_key(), checked)
                 addresses.update(dict.fromkeys(checked.schedulers()))
             # A Dask scheduler must answer now, not after the cell's folder is made.
@@ -186,10 +194,49 @@ def preflight(argv: Sequence[str]) -> None:
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
+    line = estimate(checked_cells)
+    if line:
+        print(line, file=sys.stderr, flush=True)
     # Load or compile each entry point here, once: jobs launched in parallel processes then all
     # find it in the on-disk cache instead of compiling (and writing the cache) at once.
     for cell in first_cells.values():
         cell.warm_up()
+
+
+def _given_keys(overrides: Sequence[str]) -> list[str]:
+    """The keys the command line sets (``hydra.*`` aside); ConfigError for a key given twice
+    (Hydra would let the last one win silently)."""
+    task = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
+    seen: dict[str, str] = {}
+    for text, parsed in zip(task, OverridesParser.create().parse_overrides(task), strict=True):
+        key = parsed.key_or_group
+        if key in seen:
+            raise ConfigError(
+                f"{key}: given twice on the command line ({seen[key]} and {text}); give it once"
+            )
+        seen[key] = text
+    return list(seen)
+
+
+def _check_booleans(cfg: DictConfig, overrides: Sequence[str]) -> None:
+    """ConfigError for a boolean key set to anything but true or false (OmegaConf would read
+    ``yes``, ``on`` or ``2`` as true)."""
+    for parsed in OverridesParser.create().parse_overrides(list(overrides)):
+        key = parsed.key_or_group
+        if parsed.is_delete() or parsed.is_sweep_override():
+            continue
+        if isinstance(OmegaConf.select(cfg, key, default=None), bool):
+            value = parsed.value()
+            if not isinstance(value, bool):
+                raise ConfigError(f"{key} = {value}: must be true or false")
+
+
+def _check_read(unread: dict[str, str], given: Sequence[str]) -> None:
+    """ConfigError for a key given on the command line that the cell does not read."""
+    for key in given:
+        for other, why in unread.items():
+            if key == other or key.startswith(other + "."):
+                raise ConfigError(f"{key}: {why}; leave it out")
 
 
 def _skip_hydras_batch_check(skip: bool) -> None:
@@ -222,9 +269,12 @@ def run_job(cfg: DictConfig) -> None:
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     try:
         run(validate(cfg), out_dir)
-    except ConfigError as error:
+    except ConfigError as error:  # another config's folder, a cell another process runs
         print(f"run.py: error: {error}", file=sys.stderr)
         sys.exit(2)
+    except CellWriteError as error:  # read-only folder, full disk, file too large
+        print(f"run.py: error: {error.strerror}", file=sys.stderr)
+        sys.exit(1)
     except CellInterrupted as stop:
         print(f"run.py: {stop}", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(interrupt.exit_status())

@@ -4,6 +4,7 @@ options and the keys of the driver (scale, seed, workers, chunk_seconds). Each f
 
 from __future__ import annotations
 
+import re
 from dataclasses import fields
 from typing import Any, cast
 
@@ -35,8 +36,23 @@ def check_keys(node: DictConfig, schema: type, where: str) -> None:
             raise ConfigError(f"unknown key '{where}{key}' (allowed: {', '.join(sorted(allowed))})")
 
 
+# experiment_name names a folder of outputs/<scale>/: a plain name, never a path.
+EXPERIMENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def check_experiment_name(name: object) -> None:
+    """ConfigError unless ``name`` is a plain folder name (letters, digits, ``_-.``)."""
+    text = str(name)
+    if not EXPERIMENT_NAME.fullmatch(text) or text in (".", ".."):
+        raise ConfigError(
+            f"experiment_name = {text!r}: must be a plain name of letters, digits and _-. "
+            "(not empty, not . or .., no / or spaces)"
+        )
+
+
 def check_driver_keys(cfg: DictConfig) -> None:
     """The keys the cell driver reads (``nmcs.harness.cell``)."""
+    check_experiment_name(cfg.experiment_name)
     if cfg.scale.name not in SCALES:
         raise ConfigError(f"scale: unknown scale '{cfg.scale.name}' (allowed: {', '.join(SCALES)})")
     if cfg.seed < 0:

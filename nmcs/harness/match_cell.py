@@ -40,6 +40,7 @@ Columns of a match cell's results.parquet (one row per match)::
 
 from __future__ import annotations
 
+import math
 import os
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, fields
@@ -53,7 +54,7 @@ from omegaconf import DictConfig, OmegaConf
 from nmcs.core.errors import ConfigError
 from nmcs.games import registry as games
 from nmcs.games.twoplayer.layout import COLS, ROWS
-from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
+from nmcs.harness.cell import ChunkRunner, atomic_write_bytes, check_size
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys
 from nmcs.harness.records import validate_record
 from nmcs.harness.results import all_results
@@ -73,6 +74,9 @@ ADDED_MATCH_KEYS: dict[str, dict[str, Any]] = {
     "player_a": ADDED_PLAYER_FIELDS,
     "player_b": ADDED_PLAYER_FIELDS,
 }
+
+# Top-level keys of conf/config.yaml that only search cells read (single-player games).
+SEARCH_ONLY_KEYS = ("algo", "level", "memorize", "memorize_from", "stop_at_target", "n_searches")
 
 
 @dataclass
@@ -129,6 +133,12 @@ class MatchCell:
         """Matches run on this machine's threads: no scheduler to reach."""
         return ()
 
+    def unread_keys(self) -> dict[str, str]:
+        """The top-level keys a match cell does not read, each with what to set instead: the
+        preflight refuses them on the command line."""
+        why = "a match cell does not read it (two-player game; set player_a.* and player_b.*)"
+        return {key: why for key in SEARCH_ONLY_KEYS}
+
     def warm_up(self) -> None:
         """Load (or compile) the two-player kernels once, in the parent process, before cells
         run: a match with one playout or one millisecond a move, whichever comes first (one
@@ -170,8 +180,12 @@ class MatchCell:
         )
         atomic_write_bytes(out_dir / "summary.txt", text.encode())
 
+    @property
+    def hunts(self) -> bool:
+        return False  # a match cell always plays its n matches
+
     def after_saved(self, rows: pd.DataFrame, out_dir: Path, n_saved: int) -> str | None:
-        return None  # a match cell always plays its n matches
+        return None
 
     def rows(self, cell: str, rows: list[dict]) -> pd.DataFrame:
         """One DataFrame row per match of ``run_matches``'s rows."""
@@ -273,6 +287,7 @@ def validate_match(cfg: DictConfig) -> MatchCell:
     n = cfg.get("n_matches")
     if n is None or n < 1:
         raise ConfigError(f"n_matches = {n}: must be at least 1")
+    check_size("n_matches", n)
     budget = cfg.budget
     if budget.seconds is not None:
         raise ConfigError(
@@ -284,8 +299,8 @@ def validate_match(cfg: DictConfig) -> MatchCell:
     if budget.playouts is not None and budget.playouts < 1:
         raise ConfigError(f"budget.playouts = {budget.playouts}: must be at least 1 (or null)")
     ms = budget.get("ms")
-    if ms is not None and not ms > 0:
-        raise ConfigError(f"budget.ms = {ms}: must be > 0 (or null)")
+    if ms is not None and not 0 < ms < math.inf:
+        raise ConfigError(f"budget.ms = {ms}: must be a finite number > 0 (or null)")
     try:
         move_budget = Budget(
             playouts=None if budget.playouts is None else int(budget.playouts),

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 IDENTITY_COLUMNS = ("cell", "search")
@@ -189,7 +190,26 @@ def _expand_counts(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+class ResultsFileError(ValueError):
+    """A results file that is missing or cannot be read; the message is one line naming it."""
+
+
 def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
+    """The rows of one results file; ResultsFileError naming it if it is missing or
+    unreadable (truncated, not Parquet)."""
+    if not Path(path).is_file():
+        raise ResultsFileError(f"no results file '{path}'")
+    try:
+        return _read_rows(Path(path), columns)
+    except (OSError, ValueError, pa.ArrowException) as error:
+        reason = str(error).strip().splitlines()[0][:100] if str(error).strip() else ""
+        raise ResultsFileError(
+            f"{path}: unreadable results file ({type(error).__name__}: {reason}); run its cell "
+            "again (python run.py ... resumes from its chunks) or restore it"
+        ) from None
+
+
+def _read_rows(path: Path, columns: list[str] | None) -> pd.DataFrame:
     present: set[str] = set()
     options: list[str] | None = None  # the algo_<key> columns asked for (None: every one)
     if columns is not None:
@@ -218,12 +238,17 @@ def _read(path: Path, columns: list[str] | None) -> pd.DataFrame:
     return df
 
 
-def read_results(paths: Iterable[Path], columns: list[str] | None = None) -> pd.DataFrame:
-    """The rows of the given ``results.parquet`` files, each (cell, search) once, in file
-    order (the first file that holds a search gives its row)."""
+def read_results(
+    paths: Iterable[str | Path] | str | Path, columns: list[str] | None = None
+) -> pd.DataFrame:
+    """The rows of the given ``results.parquet`` files (or of one file), each (cell, search)
+    once, in file order (the first file that holds a search gives its row). ResultsFileError
+    (one line naming the file as given) for a missing or unreadable file."""
+    if isinstance(paths, str | Path):
+        paths = [paths]
     if columns is not None:
         columns = list(dict.fromkeys([*IDENTITY_COLUMNS, *columns]))
-    parts = [_read(p, columns) for p in paths]
+    parts = [_read(Path(p), columns) for p in paths]
     parts = [p for p in parts if not p.empty]
     if not parts:
         return pd.DataFrame()
@@ -243,9 +268,12 @@ def experiment_result_files(folder: Path) -> list[Path]:
     return sorted(folder.glob("*/results.parquet")) + ([packed] if packed.exists() else [])
 
 
-def experiment_results(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """Every finished cell of one experiment folder, packed or not."""
-    return read_results(experiment_result_files(folder), columns)
+def experiment_results(folder: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
+    """Every finished cell of one experiment folder, packed or not; ResultsFileError if there
+    is no such folder."""
+    if not Path(folder).is_dir():
+        raise ResultsFileError(f"no experiment folder '{folder}'")
+    return read_results(experiment_result_files(Path(folder)), columns)
 
 
 def all_results(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:

@@ -19,6 +19,7 @@ Columns of results.parquet::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields
@@ -42,7 +43,7 @@ from nmcs.harness.batch import (
     seeds_for,
     warm_up,
 )
-from nmcs.harness.cell import ChunkRunner, atomic_write_bytes
+from nmcs.harness.cell import ChunkRunner, atomic_write_bytes, check_size
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_options
 from nmcs.harness.records import (
     HuntClock,
@@ -167,6 +168,17 @@ class SearchCell:
             return (str(self.parallel.address),)
         return ()
 
+    def unread_keys(self) -> dict[str, str]:
+        """The top-level keys this cell's algorithm does not read (its record's
+        ``memorizes``), each with why: the preflight refuses them on the command line."""
+        if self.algo.memorizes:
+            return {}
+        why = (
+            f"algo={self.algo.name} does not memorize "
+            f"(only algo={' or algo='.join(algorithms.memorizing())})"
+        )
+        return {"memorize": why, "memorize_from": why}
+
     def warm_up(self) -> None:
         """Compile (or load) the cell's entry point, running nothing: done in the parent before
         a parallel launch, so that jobs find it in the cache instead of compiling at once."""
@@ -256,6 +268,10 @@ class SearchCell:
         if self.record is not None and len(results) == self.n:
             print(f"{out_dir}: {budget_line(self.record, results, self.n)}", flush=True)
 
+    @property
+    def hunts(self) -> bool:
+        return self.record is not None
+
     def after_saved(self, rows: pd.DataFrame, out_dir: Path, n_saved: int) -> str | None:
         """A record hunt: save the games at or over the threshold (each replayed from its file
         first), then stop if the target is reached or the hours are spent."""
@@ -341,9 +357,12 @@ def validate_search(cfg: DictConfig) -> SearchCell:
     check_driver_keys(cfg)
     if cfg.n_searches < 1:
         raise ConfigError(f"n_searches = {cfg.n_searches}: must be at least 1")
+    check_size("n_searches", cfg.n_searches)
     budget = cfg.budget
-    if budget.seconds is not None and budget.seconds <= 0:
-        raise ConfigError(f"budget.seconds = {budget.seconds}: must be > 0 (or null for none)")
+    if budget.seconds is not None and not (0 < budget.seconds < math.inf):
+        raise ConfigError(
+            f"budget.seconds = {budget.seconds}: must be a finite number > 0 (or null for none)"
+        )
     if budget.playouts is not None and budget.playouts <= 0:
         raise ConfigError(f"budget.playouts = {budget.playouts}: must be > 0 (or null for none)")
     settings = Settings(
@@ -404,9 +423,7 @@ def _check_parallel(
         raise ConfigError(f"parallel.workers = {parallel.workers}: must be >= 0 (0 = all cores)")
     if parallel.backend == "none":
         if parallel.address is not None:
-            raise ConfigError(
-                "parallel.address: only with parallel.backend=dask or dask_searches"
-            )
+            raise ConfigError("parallel.address: only with parallel.backend=dask or dask_searches")
         return
     if parallel.backend == "dask_searches":
         return  # whole searches, as on threads: every algorithm, budgets included

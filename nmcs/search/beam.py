@@ -506,15 +506,21 @@ class IterativeBeamParams(NamedTuple):
 def beam_widths(level: int, beam) -> list[int]:
     """The MAX_LEVEL beam sizes of a level-``level`` search (unused levels get 1); ValueError
     naming ``algo.beam`` if ``beam`` does not fit the level."""
-    sizes = [int(beam)] if np.ndim(beam) == 0 else [int(s) for s in beam]
+    values: list = []
+    try:
+        values = [beam] if np.ndim(beam) == 0 else list(beam)
+        sizes = [int(s) for s in values if not isinstance(s, bool | np.bool_ | str)]
+    except (TypeError, ValueError):
+        sizes = []
     if (
-        not sizes
+        len(sizes) != len(values)
+        or not sizes
         or min(sizes) < 1
         or max(sizes) > MAX_WIDTH
         or (len(sizes) > 1 and len(sizes) != level)
     ):
         raise ValueError(
-            f"algo.beam = {sizes}: one size for every level, or {level} sizes [s1, ..., "
+            f"algo.beam = {beam!r}: one size for every level, or {level} sizes [s1, ..., "
             f"s{level}] (s1 at level 1), each from 1 to {MAX_WIDTH}"
         )
     if len(sizes) == 1:

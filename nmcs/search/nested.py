@@ -512,6 +512,7 @@ NESTED = register(
         params=nested_params,
         build=build_nested_search,
         max_level=MAX_LEVEL,
+        memorizes=True,
         stop_rule=True,
     )
 )
@@ -524,6 +525,7 @@ ITERATIVE = register(
         needs_budget=True,
         writes_trace=True,
         max_level=MAX_LEVEL,
+        memorizes=True,
         stop_rule=True,
     )
 )

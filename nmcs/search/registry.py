@@ -29,6 +29,8 @@ A record says::
     stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
                   game's target score); False: refuses ``stop_at_target=false``
     max_level     the largest ``level`` it takes
+    memorizes     True: reads ``memorize`` and ``memorize_from`` (nested searches); False:
+                  ignores them, and naming them on the command line is refused
     per_level     True: ``build`` compiles only the levels it is asked for, so each level
                   bracket has its own entry point (``nmcs.search.engine.compiled_levels``);
                   False: ``build`` ignores ``levels`` and one entry point serves every level
@@ -101,6 +103,7 @@ class Algorithm:
     games: tuple[str, ...] | None = None
     stop_rule: bool = False
     max_level: int = 6
+    memorizes: bool = False
     per_level: bool = True
     level_brackets: tuple[int, ...] | None = None
 
@@ -164,9 +167,19 @@ def algorithm(name: str) -> Algorithm:
     return _ALGORITHMS[name]
 
 
+def memorizing() -> list[str]:
+    """The algorithms that read ``memorize`` and ``memorize_from``."""
+    return [name for name in names() if _ALGORITHMS[name].memorizes]
+
+
 def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = None) -> None:
     """The checks every algorithm shares (level, budget, game), then the algorithm's own;
     raises ValueError with one line naming the key."""
+    if not algo.memorizes and settings.memorize_from != 1:
+        raise ValueError(
+            f"memorize_from = {settings.memorize_from}: algo={algo.name} does not memorize "
+            f"(only algo={' or algo='.join(memorizing())}); leave it out"
+        )
     if not 0 <= settings.level <= algo.max_level:
         raise ValueError(f"level = {settings.level}: must be an integer from 0 to {algo.max_level}")
     if not 1 <= settings.memorize_from <= algo.max_level:

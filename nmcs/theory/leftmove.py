@@ -28,11 +28,17 @@ import numpy as np
 MAX_DEPTH = 1000
 
 
-def _check(depth, level):
+def _check(depth, level) -> tuple[int, int]:
+    """``depth`` and ``level`` as Python ints (numpy integers accepted); ValueError naming the
+    argument otherwise."""
+    for name, value in (("depth", depth), ("level", level)):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
     if not 1 <= depth <= MAX_DEPTH:
         raise ValueError(f"depth must be between 1 and {MAX_DEPTH}, got {depth}")
     if level < 0:
         raise ValueError(f"level must be >= 0, got {level}")
+    return int(depth), int(level)
 
 
 def _left_from_child(child):
@@ -69,14 +75,14 @@ def _cached_tables(depth, level):
 
 def score_distribution(depth, level):
     """float64 array of length depth+1: entry s is P_score(s, depth, level)."""
-    _check(depth, level)
+    depth, level = _check(depth, level)
     return _tables(depth, level)[level][depth].copy()
 
 
 def left_probability(depth, level):
     """P_left(depth, level): probability that level-``level`` searches after each move make a
     node with ``depth`` moves left choose the left move."""
-    _check(depth, level)
+    depth, level = _check(depth, level)
     return _left_from_child(_tables(depth - 1, level)[level][depth - 1])
 
 
@@ -97,7 +103,7 @@ def _left_exact(child):
 
 def score_distribution_exact(depth, level):
     """P_score(., depth, level) as a list of Fractions (for tests and small depths)."""
-    _check(depth, level)
+    depth, level = _check(depth, level)
     return _distribution_exact(depth, level)
 
 
@@ -119,5 +125,5 @@ def _distribution_exact(depth, level):
 
 def left_probability_exact(depth, level):
     """P_left(depth, level) as a Fraction."""
-    _check(depth, level)
+    depth, level = _check(depth, level)
     return _left_exact(_distribution_exact(depth - 1, level))

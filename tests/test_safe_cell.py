@@ -1,0 +1,333 @@
+"""A cell no one can corrupt (docs/safety.md): one writer per cell, checked chunks, unique
+temporary names, file-system faults in one line, streamed items, SIGTERM like Ctrl-C, and cells
+written by earlier versions (no lock, no recorded times) still resumed and never quarantined.
+
+Most tests drive the cell driver with a stand-in cell (no compiled search: an item's row is a
+function of its index); the signal and two-process tests run ``run.py`` itself."""
+
+from __future__ import annotations
+
+import errno
+import io
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from nmcs.core.errors import ConfigError
+from nmcs.harness import cell as driver
+from nmcs.harness import cell_files
+from nmcs.harness.cell_files import CellLocked, CellWriteError
+from tests.helpers import REPO
+
+
+@dataclass
+class StandIn:
+    """A cell whose item i scores i * i + seed."""
+
+    n: int
+    seed: int = 0
+    kind: str = "searches"
+    unit: str = "search"
+    workers: int = 1
+    chunk_seconds: float = 1e-3
+    progress: bool = False
+    config: dict = field(default_factory=dict)
+    calls: list = field(default_factory=list)
+
+    @property
+    def identity(self) -> dict:
+        return {"stand_in": True, "seed": self.seed}
+
+    def meta(self) -> dict:
+        return {}
+
+    def session(self, out_dir):
+        return nullcontext(self.run_chunk)
+
+    def run_chunk(self, cell, indices):
+        self.calls.extend(indices)
+        return pd.DataFrame(
+            {"cell": cell, "search": indices, "score": [i * i + self.seed for i in indices]}
+        )
+
+    def finish(self, results, out_dir):
+        pass
+
+
+def _rows(folder: Path) -> list[int]:
+    return pd.read_parquet(folder / "results.parquet")["search"].tolist()
+
+
+def _leftovers(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.name.endswith(".tmp")]
+
+
+def _old_style_cell(folder: Path, cell: StandIn, items: range) -> None:
+    """A cell folder as the versions before the lock and the checks wrote it: chunks by plain
+    ``to_parquet`` (fixed ``.tmp`` names, no metadata), meta.json without the new entries, no
+    lock, and the temporary files a killed run of those versions left."""
+    chunks = folder / "chunks"
+    chunks.mkdir(parents=True)
+    name = driver.cell_hash(cell.identity)
+    rows = cell.run_chunk(name, list(items))
+    rows.to_parquet(chunks / f"{items[0]:08d}-{items[-1]:08d}.parquet", index=False)
+    meta = {"kind": "searches", "identity": cell.identity, "cell": name, "n_done": len(items)}
+    (folder / "meta.json").write_text(json.dumps(meta))
+    (folder / "meta.json.tmp").write_text("{")  # a killed write of the old fixed name
+    (chunks / "00000099-00000100.parquet.tmp").write_bytes(b"PAR1")
+
+
+def test_a_cell_written_the_old_way_resumes_untouched(tmp_path, capsys):
+    """The long runs started before the lock existed: their chunks are merged (never
+    quarantined), only the missing items run, and the old temporary files go."""
+    folder = tmp_path / "old"
+    _old_style_cell(folder, StandIn(10), range(0, 6))
+    cell = StandIn(10)
+    results = driver.run(cell, folder)
+    assert cell.calls == [6, 7, 8, 9]
+    assert results["search"].tolist() == list(range(10))
+    assert results["score"].tolist() == [i * i for i in range(10)]
+    assert not (folder / "quarantine").exists()
+    assert "moved" not in capsys.readouterr().out
+    assert not _leftovers(folder)
+    assert not (folder / "lock").exists()
+    assert json.loads((folder / "meta.json").read_text())["seconds_per_item"] > 0
+
+
+def test_foreign_and_broken_chunks_are_quarantined_and_rerun(tmp_path, capsys):
+    folder = tmp_path / "cell"
+    driver.run(StandIn(8), folder)
+    # Another cell's chunk (another seed), a truncated chunk and a file that is no Parquet.
+    other = tmp_path / "other"
+    driver.run(StandIn(8, seed=5), other)
+    foreign = folder / "chunks" / "foreign.parquet"
+    foreign.write_bytes(next((other / "chunks").glob("*.parquet")).read_bytes())
+    first = sorted((folder / "chunks").glob("0*.parquet"))[0]
+    whole = first.read_bytes()
+    first.write_bytes(whole[: len(whole) // 2])
+    (folder / "chunks" / "junk.parquet").write_bytes(b"not parquet at all")
+    (folder / "results.parquet").unlink()
+    cell = StandIn(8)
+    results = driver.run(cell, folder)
+    lines = [line for line in capsys.readouterr().out.splitlines() if "moved" in line]
+    assert len(lines) == 3, lines
+    assert any("foreign.parquet" in line and "rows of another cell" in line for line in lines)
+    assert any(first.name in line and "unreadable or truncated" in line for line in lines)
+    moved = sorted(p.name for p in (folder / "quarantine").iterdir())
+    assert moved == sorted([first.name, "foreign.parquet", "junk.parquet"])
+    # Only the truncated chunk's items ran again.
+    assert cell.calls == pd.read_parquet(io.BytesIO(whole))["search"].tolist()
+    # Exactly the cell's rows, none of the foreign ones.
+    assert results["search"].tolist() == list(range(8))
+    assert results["score"].tolist() == [i * i for i in range(8)]
+
+
+def test_an_unreadable_results_file_is_quarantined_and_gathered_again(tmp_path, capsys):
+    folder = tmp_path / "cell"
+    driver.run(StandIn(5), folder)
+    path = folder / "results.parquet"
+    path.write_bytes(path.read_bytes()[:40])
+    cell = StandIn(5)
+    assert driver.run(cell, folder)["search"].tolist() == list(range(5))
+    assert cell.calls == []  # gathered from the chunks: nothing ran again
+    assert "moved results.parquet" in capsys.readouterr().out
+
+
+def test_a_live_lock_refuses_a_second_writer(tmp_path):
+    folder = tmp_path / "cell"
+    folder.mkdir()
+    holder = {"host": socket.gethostname(), "pid": os.getpid(), "started": "now"}
+    (folder / "lock").write_text(json.dumps(holder))
+    with pytest.raises(CellLocked) as error:
+        driver.run(StandIn(3), folder)
+    assert isinstance(error.value, ConfigError)  # run.py: one line, exit status 2
+    assert str(error.value) == (
+        f"{folder} is being run by pid {os.getpid()} on {socket.gethostname()} (since now): "
+        f"wait for it to end, or stop it; if that process is gone, remove {folder / 'lock'}"
+    )
+    assert not (folder / "meta.json").exists()
+    assert json.loads((folder / "lock").read_text()) == holder  # not ours to remove
+
+
+def test_a_lock_of_another_host_is_not_taken(tmp_path):
+    folder = tmp_path / "cell"
+    folder.mkdir()
+    (folder / "lock").write_text(json.dumps({"host": "elsewhere", "pid": 1, "started": "x"}))
+    with pytest.raises(CellLocked, match="pid 1 on elsewhere"):
+        driver.run(StandIn(3), folder)
+
+
+def test_a_stale_lock_is_taken_over(tmp_path, capsys):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    folder = tmp_path / "cell"
+    folder.mkdir()
+    (folder / "lock").write_text(
+        json.dumps({"host": socket.gethostname(), "pid": dead.pid, "started": "then"})
+    )
+    assert driver.run(StandIn(4), folder)["search"].tolist() == [0, 1, 2, 3]
+    out = capsys.readouterr().out
+    assert f"taking over the lock left by pid {dead.pid} on {socket.gethostname()}" in out
+    assert not (folder / "lock").exists()
+
+
+def test_the_lock_is_released_on_every_way_out(tmp_path):
+    class Failing(StandIn):
+        def run_chunk(self, cell, indices):
+            if 3 in indices:
+                raise KeyboardInterrupt
+            return super().run_chunk(cell, indices)
+
+    folder = tmp_path / "cell"
+    with pytest.raises(
+        driver.CellInterrupted, match=r"^interrupted: [0-3] of 5 searches .* are saved"
+    ):
+        driver.run(Failing(5), folder)
+    assert not (folder / "lock").exists() and not _leftovers(folder)
+    with pytest.raises(ConfigError, match="holds results of another config"):
+        driver.run(StandIn(5, seed=1), folder)
+    assert not (folder / "lock").exists()
+    assert driver.run(StandIn(5), folder)["search"].tolist() == list(range(5))
+
+
+def test_temporary_names_are_unique():
+    path = Path("x/meta.json")
+    names = {cell_files.temporary_name(path) for _ in range(100)}
+    assert len(names) == 100
+    assert all(n.parent == path.parent and n.name.endswith(".tmp") for n in names)
+
+
+@pytest.mark.parametrize(
+    ("code", "advice"),
+    [
+        (errno.ENOSPC, "the disk is full: free some space"),
+        (errno.EROFS, "the file system is read-only: write the outputs elsewhere"),
+        (errno.EACCES, "the folder is not writable"),
+        (errno.EFBIG, "the file is too large for this file system"),
+    ],
+)
+def test_a_file_system_fault_is_one_line_and_leaves_no_partial_file(
+    tmp_path, monkeypatch, code, advice
+):
+    folder = tmp_path / "cell"
+    driver.run(StandIn(3), folder)  # saved before the fault
+    real = pd.DataFrame.to_parquet
+
+    def half_written(self, path, *args, **kwargs):
+        Path(path).write_bytes(b"PAR1 partial")  # the bytes a full disk let through
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", half_written)
+    with pytest.raises(CellWriteError) as error:
+        driver.run(StandIn(6), folder)
+    message = error.value.strerror
+    assert "\n" not in message
+    assert message.startswith(f"cannot write {folder / 'chunks'}/00000003-00000003.parquet: ")
+    assert advice in message and message.endswith("(saved results are kept)")
+    assert not _leftovers(folder) and not (folder / "lock").exists()
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", real)
+    assert driver.run(StandIn(6), folder)["search"].tolist() == list(range(6))
+
+
+def test_items_are_streamed_not_listed(tmp_path):
+    """Nothing in proportion to n before the searches run: the items to run come from a
+    generator, and a cell larger than MAX_ITEMS is refused in one line."""
+    todo = driver._todo(10**13, {0, 2})
+    assert [next(todo) for _ in range(3)] == [1, 3, 4]
+    with pytest.raises(ConfigError, match=r"^n_searches = 100000001: at most 100000000 in one"):
+        driver.run(StandIn(driver.MAX_ITEMS + 1), tmp_path / "big")
+    assert not (tmp_path / "big").exists()
+
+
+def test_the_estimate_reads_earlier_runs(tmp_path):
+    from nmcs.harness.estimate import WARN_SECONDS, estimate, timing_key
+
+    outputs = tmp_path / "outputs"
+    cell = StandIn(1000)
+    done = outputs / "paper" / "exp" / "cell"
+    done.mkdir(parents=True)
+    meta = {"identity": {**cell.identity, "seed": 7}, "seconds_per_item": 2.0, "started": "a"}
+    (done / "meta.json").write_text(json.dumps(meta))
+    assert timing_key(meta["identity"]) == timing_key(cell.identity)  # the seed aside
+    line = estimate([cell, StandIn(5, seed=3)], outputs)  # 1005 searches of 2 s on 1 thread
+    assert line is not None and line.startswith(
+        "run.py: this command may take up to 34 min (2 cells, 1,005 items"
+    )
+    assert estimate([StandIn(int(WARN_SECONDS / 2))], outputs) is None  # 10 min: no line
+    assert estimate([StandIn(10**6, seed=1)], tmp_path / "none") is None  # nothing known
+
+
+def _run_py(out: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "run.py",
+            "level=3",
+            "n_searches=300",
+            "chunk_seconds=0.05",
+            "progress=false",
+            "workers=1",
+            f"hydra.run.dir={out}",
+            *extra,
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_sigterm_stops_like_ctrl_c_and_the_rerun_resumes(tmp_path):
+    out = tmp_path / "cell"
+    proc = _run_py(out)
+    deadline = time.time() + 300
+    while not list((out / "chunks").glob("*.parquet")) and time.time() < deadline:
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    if proc.returncode == 0:
+        pytest.skip("the cell finished before SIGTERM came")
+    assert proc.returncode == 143, err
+    # One line (after the compiler's own lines on a first run).
+    lines = [
+        line for line in err.strip().splitlines() if "compil" not in line and "done in" not in line
+    ]
+    assert len(lines) == 1 and lines[0].startswith("run.py: terminated (SIGTERM): "), err
+    assert "run the same command again to finish them" in lines[0]
+    assert not (out / "lock").exists() and not _leftovers(out)
+    saved = {i for p in (out / "chunks").glob("*.parquet") for i in pd.read_parquet(p)["search"]}
+    rerun = _run_py(out)
+    rerun.communicate(timeout=600)
+    assert rerun.returncode == 0
+    assert _rows(out) == list(range(300)) and saved
+
+
+def test_two_processes_on_one_cell(tmp_path):
+    """The second one says so in one line (exit status 2) or finds the cell complete; the
+    cell holds exactly its rows, with no temporary file left."""
+    out = tmp_path / "cell"
+    first, second = _run_py(out), _run_py(out)
+    results = [p.communicate(timeout=600) for p in (first, second)]
+    codes = sorted(p.returncode for p in (first, second))
+    errors = "".join(err for _, err in results)
+    assert "Traceback" not in errors, errors
+    assert codes in ([0, 0], [0, 2]), errors
+    if codes == [0, 2]:
+        refused = next(
+            err for (_, err), p in zip(results, (first, second), strict=True) if p.returncode
+        )
+        said = [line for line in refused.splitlines() if line.startswith("run.py:")]
+        assert len(said) == 1 and said[0].startswith(f"run.py: error: {out} is being run by pid ")
+    assert _rows(out) == list(range(300)) and not _leftovers(out)
