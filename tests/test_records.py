@@ -226,7 +226,7 @@ def test_a_stopped_dask_searches_cell_keeps_its_finished_searches(tmp_path, sig,
         "run.py",
         "game=morpion",
         "level=1",
-        "n_searches=1500",
+        "n_searches=100000",
         "chunk_seconds=0.2",
         "progress=false",
         "parallel.backend=dask_searches",
@@ -252,10 +252,13 @@ def test_a_stopped_dask_searches_cell_keeps_its_finished_searches(tmp_path, sig,
     assert len(lines) == 1 and "searches of" in lines[0] and "are saved" in lines[0], err
     saved = int(lines[0].split("interrupted: ")[1].split()[0])
     chunks = pd.concat(pd.read_parquet(p) for p in (cell / "chunks").glob("*.parquet"))
-    assert 0 < saved == len(chunks) < 1500
-    run_cli(*args[1:6], f"hydra.run.dir={cell}")
+    assert 0 < saved == len(chunks) < 100000, (saved, len(chunks))
+    assert sorted(chunks["search"]) == list(range(saved))
+    # The rerun on threads (the same cell) ends it at 300 searches: those saved are kept.
+    small = ["game=morpion", "level=1", "n_searches=300", "progress=false"]
+    run_cli(*small, f"hydra.run.dir={cell}")
     threads = tmp_path / "threads"
-    run_cli(*args[1:6], f"hydra.run.dir={threads}")
+    run_cli(*small, f"hydra.run.dir={threads}")
     a = pd.read_parquet(cell / "results.parquet")
     b = pd.read_parquet(threads / "results.parquet")
     pd.testing.assert_series_equal(a["score"], b["score"])

@@ -63,6 +63,11 @@ class StandIn:
     def finish(self, results, out_dir):
         pass
 
+    hunts = False
+
+    def after_saved(self, rows, out_dir, n_saved):
+        return None
+
 
 def _rows(folder: Path) -> list[int]:
     return pd.read_parquet(folder / "results.parquet")["search"].tolist()
