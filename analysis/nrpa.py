@@ -276,9 +276,12 @@ def analyze_vs_nmcs(ctx: Context) -> list[Claim]:
         )
         ours = (
             f"{r.diff:+.2f} [{r.ci95_low:+.2f}, {r.ci95_high:+.2f}]: NRPA {r.nrpa_mean:.2f}, "
-            f"NMCS level {r.nmcs_level} ({budget}) {r.nmcs_mean:.2f}; n = {r.n_nrpa}, "
+            f"NMCS level {int(r.nmcs_level)} ({budget}) {r.nmcs_mean:.2f}; n = {r.n_nrpa}, "
             f"{r.n_nmcs} ({'paired' if r.paired else 'independent cells, Welch'})"
         )
+        if r.game == "samegame":
+            # Not a like-for-like policy: say so where it bears on the verdict.
+            ours += "; NMCS plays TabuColorRandom playouts, NRPA starts from the uniform policy"
         verdict = verdict_sign(r.ci95_low, r.ci95_high) if n >= MIN_VS_NMCS else NOT_ENOUGH
         claims.append(Claim(SECTION_VS_NMCS, claim, paper["paper"], ours, verdict, cmd, r.reads))
     return claims
