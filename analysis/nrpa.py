@@ -194,7 +194,8 @@ def vs_nmcs_table(ctx: Context) -> pd.DataFrame:
     nrpa = pd.concat([ctx.results(e) for e in (VS_NMCS[0], *DEEP)], ignore_index=True)
     if nrpa.empty:
         return pd.DataFrame()
-    nmcs = {e: ctx.results(e) for e in VS_NMCS[1:]}
+    games = sorted(set(nrpa["game"]))
+    nmcs = {e: ctx.results(e) for e in (VS_NMCS[1], *(f"{VS_NMCS[2]}_{g}" for g in games))}
     deep = ctx.results(DEEP[1])
     if len(deep):
         nmcs[VS_NMCS[1]] = pd.concat([nmcs[VS_NMCS[1]], deep], ignore_index=True)
@@ -232,6 +233,7 @@ def vs_nmcs_table(ctx: Context) -> pd.DataFrame:
                     if basis == "time"
                     else int(b["budget_playouts"].iloc[0]),
                     nmcs_mean=float(b["score"].mean()),
+                    nmcs_seconds=float(b["seconds"].mean()),
                     diff=diff,
                     ci95_low=low,
                     ci95_high=high,
@@ -272,7 +274,8 @@ def analyze_vs_nmcs(ctx: Context) -> list[Claim]:
         budget = (
             f"{int(r.nmcs_budget):,} playouts"
             if r.basis == "playouts"
-            else f"{r.nmcs_budget:.3g} s"
+            # A search stops after the playout that crosses its budget: its mean time shown.
+            else f"{r.nmcs_budget:.3g} s, used {r.nmcs_seconds:.3g} s"
         )
         ours = (
             f"{r.diff:+.2f} [{r.ci95_low:+.2f}, {r.ci95_high:+.2f}]: NRPA {r.nrpa_mean:.2f}, "
@@ -283,6 +286,10 @@ def analyze_vs_nmcs(ctx: Context) -> list[Claim]:
             # Not a like-for-like policy: say so where it bears on the verdict.
             ours += "; NMCS plays TabuColorRandom playouts, NRPA starts from the uniform policy"
         verdict = verdict_sign(r.ci95_low, r.ci95_high) if n >= MIN_VS_NMCS else NOT_ENOUGH
+        if r.basis == "time" and r.nmcs_seconds > 1.5 * r.nrpa_seconds:
+            # The budget was equal, the time was not: NMCS's last playout ran past it.
+            ours += "; NMCS ran more than 1.5 times NRPA's time: no verdict"
+            verdict = NOT_ENOUGH
         claims.append(Claim(SECTION_VS_NMCS, claim, paper["paper"], ours, verdict, cmd, r.reads))
     return claims
 
