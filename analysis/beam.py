@@ -20,9 +20,11 @@ from analysis.common import (
     NOT_ENOUGH,
     Claim,
     paper_values,
+    rounding,
     save_figure,
     save_table,
     verdict_interval,
+    verdict_p,
     wilson,
 )
 from analysis.leftmove import anytime_curves
@@ -30,14 +32,23 @@ from analysis.leftmove import anytime_curves
 SECTION = "Monte-Carlo Beam Search (Morpion 5D)"
 # Fewer runs than this per cell: the cell's standard deviation is too rough for a verdict.
 MIN_RUNS = 10
-# "About half a point per doubling": the slopes of Fig 3 and the gains of Fig 5 are read off
-# curves, so a claim allows this much either way.
-SLOPE_TOLERANCE = 0.2
-GAIN_TOLERANCE = 1.0
 # "Doubling the beam approximately doubles the computing time": a time ratio per doubling
 # within this much of 2 agrees.
 TIME_RATIO_TOLERANCE = 0.3
 INVESTIGATION = "investigation: docs/investigations/mcbs_table1.md"
+
+
+def read_paper(value: float, kind: str, text: str | None = None) -> str:
+    """The paper's value as the report shows it: with its rounding and its reading tolerance."""
+    tolerance = paper_values("beam")["reading_tolerance"][kind]["tolerance"]
+    return f"{text or value} (rounding ±{rounding(value):g}; read off a curve: ±{tolerance:g})"
+
+
+def read_verdict(low: float, high: float, value: float, kind: str) -> str:
+    """Our interval against a value the paper gives rounded (``rounding``) and that was read
+    off a curve: its reading tolerance and reason in paper_values/beam.yaml (``kind``)."""
+    tolerance = paper_values("beam")["reading_tolerance"][kind]["tolerance"]
+    return verdict_interval(low, high, value - rounding(value), value + rounding(value), tolerance)
 
 
 def _cmd(scale, experiment):
@@ -81,7 +92,7 @@ def analyze_table1(ctx, experiment="mcbs_table1"):
         # The paper's mean has the sampling error of 118 runs of a search like ours.
         se = np.sqrt(r.sd**2 / r.n + r.sd**2 / paper["runs"])
         diff = r.mean - r.paper_mean
-        verdict = AGREES if abs(diff) <= 1.96 * se else DIFFERS
+        verdict = verdict_p(abs(diff) <= 1.96 * se, 2 * stats.norm.sf(abs(diff) / se))
         ours += f"; difference {diff:+.2f} ± {1.96 * se:.2f}"
         if verdict == DIFFERS:
             ours += f" ({INVESTIGATION})"
@@ -142,7 +153,7 @@ def _table1_as_a_whole(
         f"chi-square {chi2:.1f} on {len(cells)} cells, p = {p:.3f}; mean difference "
         f"{shift:+.2f} [{shift - half:+.2f}, {shift + half:+.2f}]"
     )
-    verdict = AGREES if p >= 0.05 else DIFFERS
+    verdict = verdict_p(p >= 0.05, p)
     if verdict == DIFFERS:
         ours += f" ({INVESTIGATION})"
     return Claim(SECTION, claim, paper_text, ours, verdict, cmd)
@@ -251,15 +262,10 @@ def analyze_fig3(ctx, experiment="morpion_fig10"):
             Claim(
                 SECTION,
                 claim,
-                f"{value}",
+                read_paper(value, "slope"),
                 f"{fit.slope:+.2f} [{fit.slope - half:+.2f}, {fit.slope + half:+.2f}] per "
                 f"doubling, {grid[keep][0]:g}-{grid[keep][-1]:g} s, n={matrix.shape[0]}",
-                verdict_interval(
-                    fit.slope - half,
-                    fit.slope + half,
-                    value - SLOPE_TOLERANCE,
-                    value + SLOPE_TOLERANCE,
-                ),
+                read_verdict(fit.slope - half, fit.slope + half, value, "slope"),
                 cmd,
             )
         )
@@ -356,10 +362,8 @@ def analyze_fig4(ctx) -> list[Claim]:
                 f"{slope:+.2f} [{slope - half:+.2f}, {slope + half:+.2f}] per doubling, beams "
                 f"{beams.min()}-{beams.max()}, n={len(part)}"
             )
-            verdict = verdict_interval(
-                slope - half, slope + half, v - SLOPE_TOLERANCE, v + SLOPE_TOLERANCE
-            )
-            claims.append(Claim(SECTION, claim, f"{v}", ours, verdict, cmd))
+            verdict = read_verdict(slope - half, slope + half, v, "slope")
+            claims.append(Claim(SECTION, claim, read_paper(v, "slope"), ours, verdict, cmd))
         seconds = df["seconds"].to_numpy(float)
         slope, half, widths = _slope(df, np.log2(np.maximum(seconds, 1e-9)))
         if widths < 2:
@@ -448,11 +452,9 @@ def analyze_fig5(ctx, experiment="mcbs_fig5"):
             Claim(
                 SECTION,
                 claim,
-                f"+{gain}",
+                read_paper(gain, "gain", f"+{gain}"),
                 f"{diff:+.2f} ± {1.96 * se:.2f} at {grid[j]:g} s (n={len(a)}, {len(b)})",
-                verdict_interval(
-                    diff - 1.96 * se, diff + 1.96 * se, gain - GAIN_TOLERANCE, gain + GAIN_TOLERANCE
-                ),
+                read_verdict(diff - 1.96 * se, diff + 1.96 * se, gain, "gain"),
                 cmd,
             )
         )

@@ -27,12 +27,16 @@ class Claim:
     claim: str
     paper: str
     ours: str
-    verdict: str  # "agrees", "differs", "not run"
+    verdict: str  # "agrees", "differs", "not run", ... (a Verdict where it carries a p-value)
     command: str
     # The (experiment, cell) pairs whose searches the claim reads (``cells_read``): a reduced
     # run is said beside the claim only if it is among them. None: every experiment that its
     # command names.
     reads: frozenset[tuple[str, str]] | None = None
+    # Readings of one published statement share its text here; the first reading listed
+    # decides the statement's verdict, the others are shown and not counted. None: the claim
+    # is a statement of its own.
+    statement: str | None = None
 
 
 @dataclass
@@ -160,23 +164,99 @@ def welch_diff(a: Any, b: Any, confidence: float = 0.95) -> tuple[float, float, 
     return diff, diff - half, diff + half
 
 
+def paired_diff(a: pd.DataFrame, b: pd.DataFrame, column: str = "score") -> tuple[float, ...]:
+    """mean(a) - mean(b) of ``column`` and its 95% interval, and whether it was paired: cells
+    run on common random numbers (``seeds=common``: the same ``search_seed`` for each search
+    index in both) are paired search by search (Student's t on the differences), which their
+    correlation calls for and which gains power; independent cells get Welch's interval."""
+    if {"search", "search_seed"} <= set(a.columns) & set(b.columns):
+        both = a.merge(b, on="search", suffixes=("_a", "_b"))
+        if len(both) >= 2 and (both["search_seed_a"] == both["search_seed_b"]).all():
+            d = (both[f"{column}_a"] - both[f"{column}_b"]).to_numpy(float)
+            half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+            return float(d.mean()), float(d.mean() - half), float(d.mean() + half), True
+    diff, low, high = welch_diff(a[column], b[column])
+    return float(diff), float(low), float(high), False
+
+
 AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN = "agrees", "differs", "not enough data", "not run"
+# Our interval misses the paper's value widened by its rounding, but meets it widened by a
+# reading tolerance (a value read off a plot, or worded "about"), stated with its reason in
+# analysis/paper_values.
+AGREES_READING = "agrees within reading tolerance"
+DECIDED = (AGREES, AGREES_READING, DIFFERS)
+
+
+class Verdict(str):
+    """A verdict word that carries the two-sided p-value of the test that decided it (None
+    where no single test did), which the report adjusts for multiplicity (Holm). It compares
+    and prints as its word."""
+
+    p: float | None
+
+    def __new__(cls, word: str, p: float | None = None) -> "Verdict":
+        verdict = super().__new__(cls, word)
+        verdict.p = None if p is None else float(min(max(p, 0.0), 1.0))
+        return verdict
+
+
+def p_value(verdict: str) -> float | None:
+    """The p-value a verdict carries (None for a plain word)."""
+    return getattr(verdict, "p", None)
+
+
+def interval_p(low: float, high: float, target_low: float, target_high: float) -> float:
+    """Two-sided p-value that the quantity of our 95% interval [low, high] lies in [target_low,
+    target_high], from the normal law the interval implies (its centre, its half-width / 1.96);
+    0 or 1 for an exact value (low == high)."""
+    centre, se = (low + high) / 2, (high - low) / (2 * 1.959964)
+    gap = max(target_low - centre, centre - target_high, 0.0)
+    if se <= 0:
+        return 0.0 if gap > 0 else 1.0
+    return float(2 * stats.norm.sf(gap / se))
+
+
+def rounding(value: float) -> float:
+    """Half a unit of the last decimal a paper value is written with (0.5 for 3, 0.05 for
+    0.7): the paper's own rounding."""
+    text = repr(value)
+    decimals = len(text.split(".")[1]) if "." in text and not text.endswith(".0") else 0
+    return 0.5 * 10.0**-decimals
+
+
 # A distribution-free 95% prediction interval of one run needs at least this many runs.
 MIN_PREDICTION_RUNS = 39
 
 
-def verdict_interval(low: float, high: float, target_low: float, target_high: float) -> str:
+def verdict_interval(
+    low: float,
+    high: float,
+    target_low: float,
+    target_high: float,
+    reading: float | None = None,
+) -> str:
     """Our 95% interval [low, high] of a quantity against the paper's range [target_low,
-    target_high] (its value widened by its rounding, or by the claim's stated tolerance).
+    target_high] (its value widened by its rounding, or by the claim's stated tolerance);
+    ``reading``: a looser tolerance either way (a value read off a plot, its reason in
+    ``paper_values``).
 
-    'not enough data' when ours is wider than the paper's range: no outcome could then tell
-    agreement from a difference of the size the claim allows. Otherwise 'agrees' when the two
-    meet and 'differs' when they do not."""
+    'not enough data' when ours is wider than the widest range allowed: no outcome could then
+    tell agreement from a difference of the size the claim allows. Otherwise 'agrees' when ours
+    meets the paper's range, 'agrees within reading tolerance' when it meets only the range
+    widened by ``reading``, and 'differs' (with its p-value) when it meets neither."""
     if not (np.isfinite(low) and np.isfinite(high)):
         return NOT_ENOUGH
-    if high - low > (target_high - target_low) * (1 + 1e-9):
+    wide_low, wide_high = target_low, target_high
+    if reading is not None:
+        centre = (target_low + target_high) / 2
+        wide_low, wide_high = min(target_low, centre - reading), max(target_high, centre + reading)
+    if high - low > (wide_high - wide_low) * (1 + 1e-9):
         return NOT_ENOUGH
-    return AGREES if low <= target_high and high >= target_low else DIFFERS
+    if low <= target_high and high >= target_low:
+        return AGREES
+    if low <= wide_high and high >= wide_low:
+        return Verdict(AGREES_READING, interval_p(low, high, target_low, target_high))
+    return Verdict(DIFFERS, interval_p(low, high, wide_low, wide_high))
 
 
 def verdict_sign(low: float, high: float) -> str:
@@ -186,7 +266,12 @@ def verdict_sign(low: float, high: float) -> str:
         return NOT_ENOUGH
     if low > 0:
         return AGREES
-    return DIFFERS if high < 0 else NOT_ENOUGH
+    return Verdict(DIFFERS, interval_p(low, high, 0.0, np.inf)) if high < 0 else NOT_ENOUGH
+
+
+def verdict_p(agrees: bool, p: float) -> str:
+    """'agrees', or 'differs' carrying the p-value of the test that rejected the claim."""
+    return AGREES if agrees else Verdict(DIFFERS, p)
 
 
 def prediction_interval(values: Any, coverage: float = 0.95) -> tuple[float, float]:
@@ -207,4 +292,7 @@ def verdict_single_run(values: Any, paper_value: float) -> str:
     low, high = prediction_interval(values)
     if not np.isfinite(low):
         return NOT_ENOUGH
-    return AGREES if low <= paper_value <= high else DIFFERS
+    v = np.asarray(values, float)
+    # The rank p-value of one more run at the paper's value among ours.
+    tail = min((v >= paper_value).sum(), (v <= paper_value).sum()) + 1
+    return verdict_p(bool(low <= paper_value <= high), 2 * tail / (v.size + 1))

@@ -165,7 +165,13 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
                     f"mean {r['mean']:.2f}, n={r['n']}",
                     NOT_ENOUGH
                     if r["n"] < MIN_PEAK_SEARCHES
-                    else verdict_interval(r["peak_low"], r["peak_high"], value - 1, value + 1),
+                    else verdict_interval(
+                        r["peak_low"],
+                        r["peak_high"],
+                        value - 0.5,
+                        value + 0.5,
+                        paper["peak_reading_tolerance"]["tolerance"],
+                    ),
                     cmd,
                     reads[(fig, level)],
                 )

@@ -25,12 +25,14 @@ from analysis.common import (
     NOT_RUN,
     Claim,
     Context,
+    Verdict,
     paper_values,
     prediction_interval,
     rerun_command,
     save_figure,
     save_table,
     verdict_interval,
+    verdict_p,
     verdict_sign,
     verdict_single_run,
     welch_diff,
@@ -128,7 +130,7 @@ def _mobility_row_claim(ctx, table, df):
             "chance that one run of ours reaches each: "
             + ", ".join(f"{c:.2f}" for c in chances)
             + f"; jointly {joint:.3f}",
-            AGREES if joint >= 0.01 else DIFFERS,
+            verdict_p(joint >= 0.01, joint),
             rerun_command(ctx.scale, "morpion_reflexive_table2"),
         )
     ]
@@ -426,6 +428,7 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
         return [Claim(RMC, claim, f"C = {best_c}", "-", NOT_RUN, cmd)]
     confidence = 1 - 0.05 / len(comparisons)
     wins, losses, parts = 0, 0, []
+    smallest_p = 1.0  # of the Welch tests of the constants that beat it (Bonferroni below)
     for budget, c in comparisons:
         ours = df[(df["budget_playouts"] == budget) & (df["c"] == best_c)]["score"]
         other = df[(df["budget_playouts"] == budget) & (df["c"] == c)]["score"]
@@ -434,6 +437,8 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
         _, low, high = welch_diff(ours, other, confidence)
         wins += low > 0
         losses += high < 0
+        if high < 0:
+            smallest_p = min(smallest_p, stats.ttest_ind(ours, other, equal_var=False).pvalue)
     rng = np.random.default_rng(0)
     for budget, part in table.groupby("budget_playouts"):
         means = ", ".join(f"{c:g}: {m:.2f}" for c, m in zip(part["c"], part["mean"], strict=True))
@@ -442,7 +447,13 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
             f"{best_c} gives the longest (or ties) with probability "
             f"{_chance_single_run_is_best(df[df['budget_playouts'] == budget], best_c, rng):.2f}"
         )
-    verdict = DIFFERS if losses else AGREES if wins == len(comparisons) else NOT_ENOUGH
+    verdict = (
+        Verdict(DIFFERS, smallest_p * len(comparisons))
+        if losses
+        else AGREES
+        if wins == len(comparisons)
+        else NOT_ENOUGH
+    )
     return [
         Claim(
             RMC,

@@ -17,18 +17,17 @@ import pandas as pd
 from scipy import stats
 
 from analysis.common import (
-    AGREES,
-    DIFFERS,
     NOT_ENOUGH,
+    NOT_RUN,
     Claim,
     Context,
     cells_read,
+    paired_diff,
     paper_values,
     rerun_command,
     save_figure,
     save_table,
     verdict_sign,
-    welch_diff,
 )
 from analysis.leftmove import score_at
 
@@ -36,6 +35,16 @@ SECTION_LEVELS = "NRPA by level (Rosin 2011)"
 SECTION_EQUAL = "Algorithms at equal playouts (NMCS, beam, NRPA, GNRPA, UCT)"
 LEVEL_EXPERIMENTS = ("nrpa_levels", "nrpa_levels_samegame", "nrpa_levels_leftmove")
 EQUAL = ("algorithms_equal_playouts", "algorithms_equal_playouts_beam")
+SECTION_VS_NMCS = "NRPA against memorized NMCS at equal cost (Rosin 2011)"
+# NRPA's cells, NMCS's at equal playouts, NMCS's at equal time (one experiment per game:
+# <name>_<game>, its budgets NRPA's mean seconds on that game).
+VS_NMCS = ("nrpa_vs_nmcs", "nrpa_vs_nmcs_playouts", "nrpa_vs_nmcs_time")
+GAMES_VS_NMCS = {"morpion": "Morpion 5D", "samegame": "SameGame (position 0)"}
+# Level 3 and 4 on Morpion 5D (about 1 and 100 minutes a search here) and NMCS at their
+# playouts: read with the above when they were run.
+DEEP = ("nrpa_vs_nmcs_deep", "nrpa_vs_nmcs_deep_nmcs")
+# Searches per side below which a comparison gives no verdict.
+MIN_VS_NMCS = 30
 LABELS = {
     "iterative": "NMCS (memorized, iterative)",
     "iterative_beam": "beam search (16)",
@@ -97,10 +106,9 @@ def level_table(ctx: Context) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
 
 
 def analyze_levels(ctx: Context) -> list[Claim]:
-    cmd = rerun_command(ctx.scale, *LEVEL_EXPERIMENTS)
     table, frames = level_table(ctx)
     if table.empty:
-        return [Claim(SECTION_LEVELS, "a higher level scores higher", "yes", "-", "not run", cmd)]
+        return []
     save_table(table, ctx.tables, "nrpa_levels")
     groups = list(table.groupby("series"))
     fig, axes = plt.subplots(1, len(groups), figsize=(4 * len(groups), 3.6), squeeze=False)
@@ -112,44 +120,10 @@ def analyze_levels(ctx: Context) -> list[Claim]:
     axes[0][0].set_ylabel("mean score (95% CI)")
     fig.suptitle("NRPA scores by level")
     save_figure(fig, ctx.figures, "nrpa_levels")
-    claims = []
-    for experiment, df in frames.items():
-        for series, part in df.groupby("series"):
-            levels = sorted(part["level"].unique())
-            for lo, hi in zip(levels, levels[1:], strict=False):
-                a = part[part["level"] == hi]
-                b = part[part["level"] == lo]
-                if "samegame" in experiment:
-                    # The total over positions: the sum of per-position differences.
-                    diffs = [
-                        welch_diff(a[a.game_options == g]["score"], b[b.game_options == g]["score"])
-                        for g in sorted(set(a.game_options) & set(b.game_options))
-                    ]
-                    diff = sum(d[0] for d in diffs)
-                    half = np.sqrt(sum(((d[2] - d[1]) / 2) ** 2 for d in diffs))
-                    low, high = diff - half, diff + half
-                else:
-                    diff, low, high = welch_diff(a["score"], b["score"])
-                verdict = verdict_sign(low, high) if len(a) > 1 and len(b) > 1 else NOT_ENOUGH
-                ours = f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]"
-                scores = set(a["score"]) | set(b["score"])
-                if len(scores) == 1:
-                    # Both levels at one score in every search (the left move's best, 60):
-                    # no room for the higher level to do better.
-                    ours = f"every search of both levels scored {scores.pop():g}: no room to beat"
-                    verdict = NOT_ENOUGH
-                claims.append(
-                    Claim(
-                        SECTION_LEVELS,
-                        f"{series}: level {hi} beats level {lo} (N = 100)",
-                        "a higher level scores higher",
-                        ours,
-                        verdict,
-                        rerun_command(ctx.scale, experiment),
-                        reads=cells_read(a, b),
-                    )
-                )
-    return claims
+    # Descriptive only: levels 100 times apart in playouts make "a higher level scores higher"
+    # a claim that cannot fail; the claims compare NRPA with NMCS at equal cost
+    # (analyze_vs_nmcs).
+    return []
 
 
 def anytime(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -170,11 +144,10 @@ def anytime(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def analyze_equal(ctx: Context) -> list[Claim]:
-    cmd = rerun_command(ctx.scale, *EQUAL)
     frames = [ctx.results(e) for e in EQUAL]
     frames = [f for f in frames if not f.empty]
     if not frames:
-        return [Claim(SECTION_EQUAL, "NRPA beats NMCS on Morpion 5D", "yes", "-", "not run", cmd)]
+        return []
     df = pd.concat(frames, ignore_index=True)
     rows, games = [], sorted(df["game"].unique())
     fig, axes = plt.subplots(1, len(games), figsize=(4.5 * len(games), 3.8), squeeze=False)
@@ -208,43 +181,141 @@ def analyze_equal(ctx: Context) -> list[Claim]:
     save_figure(fig, ctx.figures, "algorithms_equal_playouts")
     table = pd.DataFrame(rows)
     save_table(table, ctx.tables, "algorithms_equal_playouts")
-    claims = []
-    morpion = df[df["game"] == "morpion"]
-    nrpa_rows, nmcs_rows = morpion[morpion.algo == "nrpa"], morpion[morpion.algo == "iterative"]
-    if len(nrpa_rows) > 1 and len(nmcs_rows) > 1:
-        diff, low, high = welch_diff(nrpa_rows["score"], nmcs_rows["score"])
-        claims.append(
-            Claim(
-                SECTION_EQUAL,
-                f"Morpion 5D, {int(morpion['budget_playouts'].max()):,} playouts: NRPA beats "
-                "memorized NMCS",
-                "yes (Rosin 2011, Morpion)",
-                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}]",
-                verdict_sign(low, high),
-                rerun_command(ctx.scale, EQUAL[0]),
-                reads=cells_read(nrpa_rows, nmcs_rows),
-            )
-        )
-    for game in games:
-        part = df[df["game"] == game]
-        a = part[part.algo == "nrpa"].sort_values("search")
-        b = part[part.algo == "gnrpa"].sort_values("search")
-        if len(a) and len(a) == len(b) and (b["algo_tau"] == 1.0).all():
-            same = np.array_equal(a["score"].to_numpy(), b["score"].to_numpy())
-            claims.append(
-                Claim(
-                    SECTION_EQUAL,
-                    f"{game}: GNRPA with tau = 1 and no bias plays NRPA's games (same seeds)",
-                    "identity (Cazenave 2020)",
-                    "identical scores" if same else "scores differ",
-                    AGREES if same else DIFFERS,
-                    rerun_command(ctx.scale, EQUAL[0]),
-                    reads=cells_read(a, b),
+    # Curves only: NRPA against NMCS is judged at n >= 30 per budget (analyze_vs_nmcs); GNRPA
+    # at tau = 1 is NRPA by construction (the same kernel), a test, not a claim.
+    return []
+
+
+def vs_nmcs_table(ctx: Context) -> pd.DataFrame:
+    """One row per (game, cost basis, NRPA budget): NRPA's cell against memorized NMCS's at
+    the same playouts (``budget_playouts`` = N**level) or the same time (``budget_seconds``
+    nearest NRPA's mean seconds, within a factor of 1.5), the difference of their means with
+    its 95% interval (paired where the two cells share their random numbers)."""
+    nrpa = pd.concat([ctx.results(e) for e in (VS_NMCS[0], *DEEP)], ignore_index=True)
+    if nrpa.empty:
+        return pd.DataFrame()
+    games = sorted(set(nrpa["game"]))
+    nmcs = {e: ctx.results(e) for e in (VS_NMCS[1], *(f"{VS_NMCS[2]}_{g}" for g in games))}
+    deep = ctx.results(DEEP[1])
+    if len(deep):
+        nmcs[VS_NMCS[1]] = pd.concat([nmcs[VS_NMCS[1]], deep], ignore_index=True)
+    rows = []
+    for (game, level, iterations), a in nrpa.groupby(["game", "level", "algo_iterations"]):
+        playouts = int(iterations) ** int(level)
+        seconds = float(a["seconds"].mean())
+        for basis, experiment in (("playouts", VS_NMCS[1]), ("time", f"{VS_NMCS[2]}_{game}")):
+            b = nmcs.get(experiment, pd.DataFrame())
+            if len(b):
+                b = b[b["game"] == game]
+            if len(b) and basis == "playouts":
+                b = b[b["budget_playouts"] == playouts]
+            elif len(b):
+                ratio = np.abs(np.log(b["budget_seconds"].astype(float) / seconds))
+                b = b[ratio == ratio.min()] if ratio.min() <= np.log(1.5) else b.iloc[:0]
+            row = {
+                "game": game,
+                "basis": basis,
+                "nrpa_level": int(level),
+                "nrpa_iterations": int(iterations),
+                "playouts": playouts,
+                "nrpa_seconds": seconds,
+                "n_nrpa": len(a),
+                "nrpa_mean": float(a["score"].mean()),
+                "n_nmcs": len(b),
+                "experiment": experiment,
+                "reads": cells_read(a, b),
+            }
+            if len(b) > 1 and len(a) > 1:
+                diff, low, high, paired = paired_diff(a, b)
+                row.update(
+                    nmcs_level=int(b["level"].iloc[0]),
+                    nmcs_budget=float(b["budget_seconds"].iloc[0])
+                    if basis == "time"
+                    else int(b["budget_playouts"].iloc[0]),
+                    nmcs_mean=float(b["score"].mean()),
+                    nmcs_seconds=float(b["seconds"].mean()),
+                    diff=diff,
+                    ci95_low=low,
+                    ci95_high=high,
+                    paired=paired,
                 )
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def analyze_vs_nmcs(ctx: Context) -> list[Claim]:
+    """Rosin's claim, quantitative: NRPA's mean score minus memorized NMCS's at the same
+    playouts and at the same time, at each NRPA budget, n >= MIN_VS_NMCS searches each."""
+    paper = paper_values("nrpa")["vs_nmcs"]
+    cmd = rerun_command(ctx.scale, *VS_NMCS[:2], *(f"{VS_NMCS[2]}_{g}" for g in GAMES_VS_NMCS))
+    table = vs_nmcs_table(ctx)
+    if table.empty:
+        return [Claim(SECTION_VS_NMCS, paper["claim"], paper["paper"], "-", NOT_RUN, cmd)]
+    save_table(table.drop(columns=["reads"]), ctx.tables, "nrpa_vs_nmcs")
+    _vs_nmcs_figure(table, ctx)
+    claims = []
+    for r in table.itertuples():
+        name = GAMES_VS_NMCS.get(str(r.game), str(r.game))
+        cost = (
+            f"{r.playouts:,} playouts"
+            if r.basis == "playouts"
+            else f"the time of {r.playouts:,} NRPA playouts ({r.nrpa_seconds:.3g} s)"
+        )
+        claim = (
+            f"{name}, at {cost}: NRPA (level {r.nrpa_level}, N = {r.nrpa_iterations}) scores "
+            "higher than memorized NMCS"
+        )
+        if r.n_nmcs < 2 or not np.isfinite(getattr(r, "diff", np.nan)):
+            claims.append(
+                Claim(SECTION_VS_NMCS, claim, paper["paper"], "-", NOT_RUN, cmd, reads=r.reads)
             )
+            continue
+        n = min(r.n_nrpa, r.n_nmcs)
+        budget = (
+            f"{int(r.nmcs_budget):,} playouts"
+            if r.basis == "playouts"
+            # A search stops after the playout that crosses its budget: its mean time shown.
+            else f"{r.nmcs_budget:.3g} s, used {r.nmcs_seconds:.3g} s"
+        )
+        ours = (
+            f"{r.diff:+.2f} [{r.ci95_low:+.2f}, {r.ci95_high:+.2f}]: NRPA {r.nrpa_mean:.2f}, "
+            f"NMCS level {int(r.nmcs_level)} ({budget}) {r.nmcs_mean:.2f}; n = {r.n_nrpa}, "
+            f"{r.n_nmcs} ({'paired' if r.paired else 'independent cells, Welch'})"
+        )
+        if r.game == "samegame":
+            # Not a like-for-like policy: say so where it bears on the verdict.
+            ours += "; NMCS plays TabuColorRandom playouts, NRPA starts from the uniform policy"
+        verdict = verdict_sign(r.ci95_low, r.ci95_high) if n >= MIN_VS_NMCS else NOT_ENOUGH
+        if r.basis == "time" and r.nmcs_seconds > 1.5 * r.nrpa_seconds:
+            # The budget was equal, the time was not: NMCS's last playout ran past it.
+            ours += "; NMCS ran more than 1.5 times NRPA's time: no verdict"
+            verdict = NOT_ENOUGH
+        claims.append(Claim(SECTION_VS_NMCS, claim, paper["paper"], ours, verdict, cmd, r.reads))
     return claims
+
+
+def _vs_nmcs_figure(table: pd.DataFrame, ctx: Context) -> None:
+    games = sorted(table["game"].unique())
+    fig, axes = plt.subplots(1, len(games), figsize=(4.8 * len(games), 3.8), squeeze=False)
+    for ax, game in zip(axes[0], games, strict=True):
+        part = table[(table["game"] == game) & (table["basis"] == "playouts")]
+        part = part.sort_values("playouts")
+        ax.plot(part["playouts"], part["nrpa_mean"], "-o", label="NRPA")
+        for basis, style in (("playouts", "-s"), ("time", "--^")):
+            line = table[(table["game"] == game) & (table["basis"] == basis)]
+            line = line.sort_values("playouts")
+            if "nmcs_mean" in line:
+                label = f"memorized NMCS, equal {basis}"
+                ax.plot(line["playouts"], line["nmcs_mean"], style, label=label)
+        ax.set_xscale("log")
+        ax.set_xlabel("NRPA playouts (N**level)")
+        ax.set_title(GAMES_VS_NMCS.get(game, game))
+    axes[0][0].set_ylabel("mean score")
+    axes[0][-1].legend(fontsize=7)
+    fig.suptitle("NRPA against memorized NMCS at equal cost")
+    save_figure(fig, ctx.figures, "nrpa_vs_nmcs")
 
 
 def analyze(ctx: Context) -> list[Claim]:
     paper_values("nrpa")  # the sources must parse
-    return analyze_levels(ctx) + analyze_equal(ctx)
+    return analyze_levels(ctx) + analyze_equal(ctx) + analyze_vs_nmcs(ctx)

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from analysis.common import Claim
+from analysis.common import AGREES_READING, DECIDED, DIFFERS, Claim, p_value
 from nmcs.core.scales import SCALES
 from nmcs.harness.provenance import now_iso, provenance
 
@@ -10,6 +10,9 @@ VERDICTS = {
     "agrees": "our 95% interval meets the paper's value (widened by its rounding or the claim's "
     "tolerance), or a qualitative statement holds with 95% confidence; where the paper reports "
     "one run, its value lies in our 95% prediction interval of one run",
+    AGREES_READING: "our interval misses the paper's value widened by its rounding but meets it "
+    "widened by a reading tolerance (a value read off a plot), stated with its reason in "
+    "analysis/paper_values",
     "differs": "our interval excludes the paper's value, or the statement fails with 95% "
     "confidence",
     "not enough data": "our interval is wider than the claim's tolerance (or holds both "
@@ -77,12 +80,12 @@ def write_report(
         lines += [f"{SCALE_HEADING}{scale}", ""]
         if scale in PIPELINE_CHECK:
             lines += [PIPELINE_CHECK[scale], ""]
-        if claims:
-            counts = {v: sum(c.verdict == v for c in claims) for v in VERDICTS}
-            lines += [", ".join(f"{n} {v}" for v, n in counts.items() if n) + ".", ""]
         if not claims:
             lines += ["No experiment with published claims was run at this scale.", ""]
             continue
+        lines += headline(claims)
+        holm = holm_adjusted(claims)
+        deciding = deciding_claims(claims)
         section = None
         for c in claims:
             if c.section != section:
@@ -90,10 +93,12 @@ def write_report(
                 lines += [
                     f"### {section}",
                     "",
-                    "| claim | paper | ours (95% CI) | verdict |",
-                    "|---|---|---|---|",
+                    "| claim | paper | ours (95% CI) | verdict | Holm p |",
+                    "|---|---|---|---|---|",
                 ]
-            lines.append(f"| {c.claim} | {c.paper} | {c.ours} | {c.verdict} |")
+            verdict = c.verdict if id(c) in deciding else f"({c.verdict}; another reading)"
+            adjusted = f"{holm[id(c)]:.2g}" if id(c) in holm else ""
+            lines.append(f"| {c.claim} | {c.paper} | {c.ours} | {verdict} | {adjusted} |")
             if c is claims[-1] or claims[claims.index(c) + 1].section != section:
                 cmds = sorted({x.command for x in claims if x.section == section})
                 lines += ["", "Rerun: " + "; ".join(f"`{cmd}`" for cmd in cmds), ""]
@@ -105,3 +110,67 @@ def write_report(
 
 def _without_generated(text: str) -> list[str]:
     return [line for line in text.splitlines() if not line.startswith("Generated ")]
+
+
+def statement_key(claim: Claim) -> tuple[str, str]:
+    return claim.section, claim.statement or claim.claim
+
+
+def deciding_claims(claims: list[Claim]) -> dict[int, Claim]:
+    """The claim that decides each statement (the first of its readings), by ``id``."""
+    first: dict[tuple[str, str], Claim] = {}
+    for c in claims:
+        first.setdefault(statement_key(c), c)
+    return {id(c): c for c in first.values()}
+
+
+def holm_adjusted(claims: list[Claim]) -> dict[int, float]:
+    """Holm-adjusted p-values of the deciding 'differs' that carry a p-value, by ``id``: the
+    family is every decided statement (m of them), the p-values of the others are at least
+    the largest of these (they did not reject at 5%), so the step-down needs only these."""
+    deciding = list(deciding_claims(claims).values())
+    m = sum(str(c.verdict) in DECIDED for c in deciding)
+    tested = sorted(
+        (c for c in deciding if c.verdict == DIFFERS and p_value(c.verdict) is not None),
+        key=lambda c: p_value(c.verdict) or 0.0,
+    )
+    adjusted: dict[int, float] = {}
+    running = 0.0
+    for rank, c in enumerate(tested):
+        running = max(running, min(1.0, (m - rank) * (p_value(c.verdict) or 0.0)))
+        adjusted[id(c)] = running
+    return adjusted
+
+
+def headline(claims: list[Claim]) -> list[str]:
+    """The counts by statement (each decided by its first reading), the number of decidable
+    statements and the 'differs' that chance alone would give, and how many survive Holm."""
+    deciding = list(deciding_claims(claims).values())
+    counts = {v: sum(c.verdict == v for c in deciding) for v in VERDICTS}
+    decided = sum(counts[v] for v in DECIDED)
+    holm = holm_adjusted(claims)
+    untested = sum(c.verdict == DIFFERS and p_value(c.verdict) is None for c in deciding)
+    survive = sum(p < 0.05 for p in holm.values())
+    readings = len(claims) - len(deciding)
+    return [
+        f"By statement ({len(deciding)} statements from {len(claims)} rows; "
+        f"{readings} rows are further readings of a statement, shown and not counted): "
+        + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        + ".",
+        "",
+        f"{decided} statements are decidable (agree or differ). If every one of them held, "
+        f"chance alone would make about {0.05 * decided:.1f} of them 'differs' at 95% "
+        f"(a 95% range of {_binom_range(decided)}). Holm's adjustment over the {decided} "
+        f"(column 'Holm p'): {survive} of the {len(holm)} 'differs' with a p-value stay below "
+        f"0.05"
+        + (f"; {untested} 'differs' rest on no single test (a pattern)" if untested else "")
+        + ".",
+        "",
+    ]
+
+
+def _binom_range(n: int) -> str:
+    from scipy import stats  # noqa: PLC0415 - only here
+
+    low, high = stats.binom.ppf([0.025, 0.975], n, 0.05)
+    return f"{int(low)}-{int(high)}"

@@ -31,6 +31,7 @@ import pandas as pd
 from analysis.publish import read_published
 from nmcs.harness.batch import seeds_for
 from nmcs.harness.cell import atomic_write_bytes, atomic_write_parquet, done_items
+from nmcs.harness.seeding import seed_key
 
 RESTORED_CHUNK = "published.parquet"
 PUBLISH_ONLY_COLUMNS = ("cell_dir", "count")
@@ -67,7 +68,9 @@ def restore_experiment(experiment_dir: Path, outputs: Path) -> list[str]:
             lines.append(f"{where}: nothing to restore ({len(done)} searches already in {out_dir})")
             continue
         chunk = chunk.assign(
-            search_seed=seeds_for(int(meta["config"]["seed"]), chunk["search"]),
+            search_seed=seeds_for(
+                int(meta["config"]["seed"]), chunk["search"], seed_key(meta["identity"])
+            ),
             moves=pd.Series([None] * len(chunk), dtype=object),
         )
         chunk_dir.mkdir(parents=True, exist_ok=True)

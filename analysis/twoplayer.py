@@ -42,6 +42,12 @@ from analysis.common import (
     wilson,
 )
 
+# The paper's statements about its table, each judged under several readings.
+STATEMENTS = {
+    "best": "NMC(1)+COW is the best nested setting",
+    "mcs": "NMC(1)+COW against MCS: clear wins, halves and a loss",
+    "worse": "NMC(2)+COW is worse than NMC(1)+COW",
+}
 SECTION = "NMCS for two-player games (Cazenave et al., AAAI 2016): nested settings against MCS"
 TIME = ("twoplayer_paper_time", "twoplayer_paper_time_misere")
 PLAYOUTS = ("twoplayer_paper_playouts", "twoplayer_paper_playouts_misere")
@@ -292,9 +298,20 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
     present = [v for v in names if ((at["version"] == v) & (at["setting"] == best)).any()]
     claims: list[Claim] = []
 
-    def claim(text: str, paper_text: str, ours: str, verdict: str) -> None:
+    def claim(statement: str, text: str, paper_text: str, ours: str, verdict: str) -> None:
+        # The paper's statements (STATEMENTS); each reading of one is a row, the first decides.
         ours = "-" if verdict == NOT_RUN else ours
-        claims.append(Claim(SECTION, f"{where}, {text}", paper_text, ours, verdict, cmd))
+        claims.append(
+            Claim(
+                SECTION,
+                f"{where}, {text}",
+                paper_text,
+                ours,
+                verdict,
+                cmd,
+                statement=f"{where}: {STATEMENTS[statement]}",
+            )
+        )
 
     # 1. NMC(1)+COW is the best nested setting in 8 of the 9 versions.
     tol = paper["best_tolerance"]
@@ -331,6 +348,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
             settings += f" ({len(SETTINGS) - len(run)} of {len(SETTINGS)} not run: none is best)"
         allowed = len(names) - need
         claim(
+            "best",
             f"{best} is the best nested setting in {need} of 9 versions [reading (a): the nine "
             f"versions as one table; {reading}]",
             f"{need} of 9",
@@ -339,6 +357,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
         )
         for label, group in (("normal", normal), ("misere", misere)):
             claim(
+                "best",
                 f"{best} is the best nested setting in all {label} versions but at most "
                 f"{allowed} [reading (b): normal and misere separately; {reading}]",
                 f"at most {allowed} exception",
@@ -368,6 +387,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
             else "-"
         )
         claim(
+            "mcs",
             f"{best} against MCS wins clearly in {target[0]} versions, about half in "
             f"{target[1]}, loses in {target[2]} [reading (a): the nine versions as one table; "
             f"{reading}]",
@@ -396,6 +416,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
                     f"{parts[-1]}"
                 )
             claim(
+                "mcs",
                 f"{best} against MCS: {text} [reading (b): normal and misere separately; "
                 f"{reading}]",
                 "misere {}/{}/{}, normal {}/{}/{}".format(*misere_target, *normal_target),
@@ -421,6 +442,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
             f"(Wilson 95% intervals at {span} matches a version)"
         )
         claim(
+            "mcs",
             f"the {target[0]} / {target[1]} / {target[2]} pattern of {best} against MCS "
             f"[reading (c): which of our versions can be the five clear wins, the three halves "
             f"and the one loss; {reading}]",
@@ -439,6 +461,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
         vs = [v for v in both if v in group]
         if not vs:
             claim(
+                "worse",
                 f"{worse} is worse than {best} [reading (d) pooled over {label}]",
                 "worse",
                 "-",
@@ -450,6 +473,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
         pb, nb = _pooled(part[part["setting"] == worse])
         d, low, high = newcombe_diff(pa, na, pb, nb)
         claim(
+            "worse",
             f"{worse} is worse than {best} [reading (d) pooled over {label}: win rate of "
             f"{best} minus {worse} over the matches of every version both ran]",
             "worse",
@@ -474,6 +498,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
         else NOT_ENOUGH
     )
     claim(
+        "worse",
         f"{worse} is worse than {best} [reading (d) version by version: significantly worse "
         f"in at least {majority} of 9]",
         f"worse in >= {majority} of 9",

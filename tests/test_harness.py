@@ -229,7 +229,7 @@ def test_analysis_writes_figures_tables_and_report(quick_outputs):
     assert "| `samegame_table1_level3`: NMCS paper Table 1, last column" in report
     assert "about 90 core-hours" in report
     leftmost_rows = [line for line in report.splitlines() if line.startswith("| leftmost")]
-    assert leftmost_rows and all(line.endswith("| agrees |") for line in leftmost_rows)
+    assert leftmost_rows and all(line.endswith("| agrees |  |") for line in leftmost_rows)
 
 
 def test_analysis_without_results_says_so(tmp_path):

@@ -17,6 +17,7 @@ from analysis.records import probabilities, rate
 from nmcs.games.morpion.psol import read_psol
 from nmcs.harness import rerun
 from nmcs.harness.batch import seeds_for
+from nmcs.harness.seeding import seed_key
 from tests.helpers import REPO, run_cli, run_python
 
 QUICK_HUNT = ("experiment=morpion_record_hunt", "scale=quick", "progress=false")
@@ -208,7 +209,8 @@ def test_published_record_games_replay_and_their_seeds_are_the_cells():
             assert len(moves) == row.score
             if variant == "5D":  # the plain-Python rules, which share no code with the engine
                 assert independent_morpion.replay_psol(path.read_text()).score == row.score
-            assert row.search_seed == seeds_for(meta["config"]["seed"], [row.search])[0]
+            key = seed_key(meta["identity"])  # the cell's seed scheme
+            assert row.search_seed == seeds_for(meta["config"]["seed"], [row.search], key)[0]
             scores.append(row.score)
     assert max(scores) >= 82
 

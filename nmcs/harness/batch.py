@@ -27,6 +27,7 @@ import numpy as np
 from nmcs.core.errors import ConfigError
 from nmcs.games.registry import Game
 from nmcs.games.registry import game as game_record
+from nmcs.harness.seeding import item_seeds
 from nmcs.search.engine import (
     TRACE_LEN,
     entry_levels,
@@ -61,13 +62,11 @@ def search_seeds(seed: int, start: int, count: int) -> np.ndarray:
     return seeds_for(int(seed), range(int(start), int(start) + int(count)))
 
 
-def seeds_for(seed: int, indices: Any) -> np.ndarray:
-    """Search i of a cell with base ``seed`` gets the first word of SeedSequence([seed, i]), so a
+def seeds_for(seed: int, indices: Any, key: tuple[int, ...] = ()) -> np.ndarray:
+    """Search i of a cell with base ``seed`` gets the first word of SeedSequence([seed, i, *key])
+    (``key``: the cell's own words under its seed scheme, ``nmcs.harness.seeding``), so a
     search's seed depends on neither chunking nor the number of workers."""
-    return np.array(
-        [np.random.SeedSequence([seed, int(i)]).generate_state(1, np.uint64)[0] for i in indices],
-        dtype=np.uint64,
-    )
+    return item_seeds(seed, indices, key)
 
 
 def api_names(algo: Algorithm) -> dict[str, str]:

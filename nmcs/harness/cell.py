@@ -1,10 +1,10 @@
 """The one resumable cell driver: every kind of cell (searches, matches) runs through ``run``.
 
-A cell is ``n`` independent items (searches of a single-player game, matches of a two-player
-game); item i is seeded from (seed, i) alone. The driver knows nothing of what an item is: a
-validated cell object (``nmcs.harness.search_cell.SearchCell``,
-``nmcs.harness.match_cell.MatchCell``, both built by ``nmcs.harness.validate.validate``) says
-how to run a chunk of items and what to leave beside the results. The driver owns the rest:
+A cell is ``n`` independent items (searches of a single-player game, matches of a two-player game);
+item i is seeded from (seed, i) and the cell's seed scheme (``nmcs.harness.seeding``). The driver
+knows nothing of what an item is: a validated cell object (``nmcs.harness.search_cell.SearchCell``,
+``nmcs.harness.match_cell.MatchCell``, both built by ``nmcs.harness.validate.validate``) says how to
+run a chunk of items and what to leave beside the results. The driver owns the rest:
 
 - identity: the part of the config that determines every item's result, hashed into the
   ``cell`` column; every reader counts a (cell, item) pair once, whatever folders hold it
@@ -53,6 +53,7 @@ from nmcs.harness.cell_files import (
     remove_temporary_files,
 )
 from nmcs.harness.provenance import now_iso, provenance
+from nmcs.harness.seeding import resumed_scheme
 
 __all__ = [
     "MAX_ITEMS",
@@ -277,6 +278,7 @@ def _complete_results(out_dir: Path, n: int) -> pd.DataFrame | None:
 
 def _run_locked(cell: Cell, out_dir: Path) -> pd.DataFrame:
     chunk_dir = out_dir / "chunks"
+    cell = resumed_scheme(cell, out_dir)
     identity = cell.identity
     old_meta = check_resume(out_dir, identity)
     make_folder(chunk_dir)

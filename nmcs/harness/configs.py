@@ -12,6 +12,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
+from nmcs.harness.seeding import DEFAULT_SCHEME, SEED_SCHEMES
 
 
 def as_dict(node: DictConfig) -> dict[str, Any]:
@@ -57,6 +58,11 @@ def check_driver_keys(cfg: DictConfig) -> None:
         raise ConfigError(f"scale: unknown scale '{cfg.scale.name}' (allowed: {', '.join(SCALES)})")
     if cfg.seed < 0:
         raise ConfigError(f"seed = {cfg.seed}: must be a non-negative integer")
+    if cfg.get("seeds", DEFAULT_SCHEME) not in SEED_SCHEMES:
+        raise ConfigError(
+            f"seeds = {cfg.seeds}: must be one of {', '.join(SEED_SCHEMES)} "
+            "(cell: each cell its own stream; common: the same seeds in every cell)"
+        )
     if cfg.workers < 0:
         raise ConfigError(f"workers = {cfg.workers}: must be >= 0 (0 = all cores)")
     if cfg.chunk_seconds <= 0:

@@ -21,12 +21,12 @@ Keys of a match cell (the rest of ``conf/config.yaml`` -- ``algo``, ``level``, `
     n_matches      matches in the cell (not part of its identity: raising it extends the cell)
     seed, workers, chunk_seconds, progress   as for searches
 
-Match i is seeded from ``SeedSequence([seed, i])`` alone (``nmcs.search.twoplayer.match``), so
-its row does not depend on the number of workers or the chunking (with a millisecond budget the
-moves depend on the machine's speed, as in the paper). Matches run on ``workers`` threads (the
-UCT kernel releases the GIL) in chunks of about ``chunk_seconds``, written, resumed and
-gathered by the cell driver (``nmcs.harness.cell``) as a search cell's are; ``meta.json`` says
-``"kind": "matches"``.
+Match i is seeded from ``SeedSequence([seed, i, *key])`` (``key``: the cell's own words under its
+seed scheme, ``nmcs.harness.seeding``; ``nmcs.search.twoplayer.match``), so its row does not depend
+on the number of workers or the chunking (with a millisecond budget the moves depend on the
+machine's speed, as in the paper). Matches run on ``workers`` threads (the UCT kernel releases the
+GIL) in chunks of about ``chunk_seconds``, written, resumed and gathered by the cell driver
+(``nmcs.harness.cell``) as a search cell's are; ``meta.json`` says ``"kind": "matches"``.
 
 Columns of a match cell's results.parquet (one row per match)::
 
@@ -58,6 +58,7 @@ from nmcs.harness.cell import ChunkRunner, atomic_write_bytes, check_size
 from nmcs.harness.configs import as_dict, check_driver_keys, check_keys
 from nmcs.harness.records import validate_record
 from nmcs.harness.results import all_results
+from nmcs.harness.seeding import identity_scheme, scheme_identity, seed_key
 from nmcs.harness.summary import markdown_table
 from nmcs.search.twoplayer.match import play_match, run_matches, win_rate
 from nmcs.search.twoplayer.players import ADDED_PLAYER_FIELDS, Budget, PlayerConfig
@@ -150,7 +151,7 @@ class MatchCell:
     # ------------------------------------------------------------------ the driver's interface
 
     def meta(self) -> dict[str, Any]:
-        return {"pairing": self.label}
+        return {"pairing": self.label, "seed_scheme": identity_scheme(self.identity)}
 
     def session(self, out_dir: Path) -> AbstractContextManager[ChunkRunner]:
         return nullcontext(self.run_chunk)
@@ -165,6 +166,7 @@ class MatchCell:
             self.n,
             self.seed,
             indices=indices,
+            key=seed_key(self.identity),
             workers=min(self.workers, len(indices)),
         )
         return self.rows(cell, rows)
@@ -262,7 +264,7 @@ def match_identity(cfg: DictConfig) -> dict:
         node = identity.get(key)
         if isinstance(node, dict):
             identity[key] = {k: v for k, v in node.items() if not (k in added and v == added[k])}
-    return identity
+    return scheme_identity(identity, str(full.get("seeds", "common")))
 
 
 def validate_match(cfg: DictConfig) -> MatchCell:

@@ -76,6 +76,7 @@ class Config:
     stop_at_target: bool = True
     n_searches: int = 100
     seed: int = 0
+    seeds: str = "cell"  # cell | common (nmcs.harness.seeding)
     workers: int = 0
     budget: Budget = field(default_factory=Budget)
     parallel: Parallel = field(default_factory=Parallel)

@@ -2,10 +2,10 @@
 the preflight, the cell driver (``nmcs.harness.cell``), the result rows and the Dask backend
 all read.
 
-A cell is ``n_searches`` independent searches of one algorithm on one position; search i is
-seeded from (seed, i) alone. Its identity is the config without ``NOT_IDENTITY`` (and without
-the keys that only match cells read, so that adding those left existing cells' hashes as they
-were).
+A cell is ``n_searches`` independent searches of one algorithm on one position; search i is seeded
+from (seed, i) and the cell's seed scheme (``nmcs.harness.seeding``). Its identity is the config
+without ``NOT_IDENTITY`` (and without the keys that only match cells read, so that adding those left
+existing cells' hashes as they were).
 
 Columns of results.parquet::
 
@@ -55,6 +55,7 @@ from nmcs.harness.records import (
 )
 from nmcs.harness.results import ADDED_KEYS, without_added_defaults
 from nmcs.harness.schema import Config
+from nmcs.harness.seeding import identity_scheme, scheme_identity, seed_key
 from nmcs.search import registry as algorithms
 from nmcs.search.engine import entry_levels
 from nmcs.search.registry import Algorithm, Settings
@@ -90,7 +91,7 @@ def search_identity(cfg: DictConfig) -> dict[str, Any]:
     budget = identity.get("budget")
     if isinstance(budget, dict) and budget.get("ms", 0) is None:
         identity["budget"] = {k: v for k, v in budget.items() if k != "ms"}
-    return identity
+    return scheme_identity(identity, str(full.get("seeds", "common")))
 
 
 @dataclass(frozen=True)
@@ -190,8 +191,13 @@ class SearchCell:
 
     # ------------------------------------------------------------------ the driver's interface
 
+    @property
+    def seed_key(self) -> tuple[int, ...]:
+        """The cell's own words in every search seed (``nmcs.harness.seeding``)."""
+        return seed_key(self.identity)
+
     def meta(self) -> dict[str, Any]:
-        return {}
+        return {"seed_scheme": identity_scheme(self.identity)}
 
     @contextmanager
     def session(self, out_dir: Path) -> Iterator[ChunkRunner]:
@@ -220,7 +226,7 @@ class SearchCell:
         """The rows of searches ``indices``: on threads, spread over ``executor``'s Dask
         workers (the master here), or each on a Dask worker of ``runner``
         (``nmcs.harness.dask_searches``)."""
-        seeds = seeds_for(self.seed, indices)
+        seeds = seeds_for(self.seed, indices, self.seed_key)
         if runner is not None:
             res = runner(seeds)
         elif executor is not None:

@@ -1,8 +1,9 @@
 """Matches between two players: ``play_match`` plays one game and returns its record;
 ``run_matches`` plays a pairing's matches, half with each colour, one row (dict) per match.
 
-Seeding: match i of a pairing is seeded from ``SeedSequence([seed, i])`` and each player of
-it from that match seed, so a match's result depends on (seed, i) alone, never on how many
+Seeding: match i of a pairing is seeded from ``SeedSequence([seed, i, *key])`` (``key``: words
+that the caller gives a pairing of its own, none by default) and each player of it from that
+match seed, so a match's result depends on (seed, i, key) alone, never on how many
 workers play the pairing or in what order.
 """
 
@@ -73,14 +74,15 @@ def play_match(
     return record
 
 
-def match_seed(seed: int, index: int) -> int:
-    """The seed of match ``index`` of a pairing seeded ``seed``."""
-    return int(np.random.SeedSequence([seed, index]).generate_state(1, dtype=np.uint64)[0])
+def match_seed(seed: int, index: int, key: Sequence[int] = ()) -> int:
+    """The seed of match ``index`` of a pairing seeded ``seed`` (and ``key``)."""
+    words = [seed, index, *key]
+    return int(np.random.SeedSequence(words).generate_state(1, dtype=np.uint64)[0])
 
 
-def _match_row(game, options, player_a, player_b, budget, seed, i) -> dict:
+def _match_row(game, options, player_a, player_b, budget, seed, key, i) -> dict:
     t = time.perf_counter()
-    ms = match_seed(seed, i)
+    ms = match_seed(seed, i, key)
     row = play_match(game, options, player_a, player_b, budget, ms, i % 2 == 0).as_row()
     row.update(
         match=i,
@@ -105,18 +107,19 @@ def run_matches(
     seed: int,
     indices: Sequence[int] | None = None,
     workers: int = 1,
+    key: Sequence[int] = (),
 ) -> list[dict]:
-    """The pairing's matches as rows, in match order: match i has A first when i is even, so
-    half the matches are played with each colour. ``indices`` (default: all) picks a subset,
-    e.g. a process's share; ``workers`` threads play matches at once (the search kernel
-    releases the GIL). A match's row depends only on (seed, i), so neither changes the rows
-    (except the timings, and the moves under a millisecond budget)."""
+    """The pairing's matches as rows, in match order: match i has A first when i is even, so half
+    the matches are played with each colour. ``indices`` (default: all) picks a subset, e.g.
+    a process's share; ``workers`` threads play matches at once (the search kernel releases
+    the GIL); ``key``: see ``match_seed``. A match's row depends only on (seed, i, key), so
+    neither changes the rows (except the timings, and the moves under a millisecond budget)."""
     if not isinstance(n_matches, int) or n_matches < 1:
         raise ValueError(f"n_matches must be a positive integer, got {n_matches!r}")
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     todo = list(range(n_matches) if indices is None else indices)
-    args = (game, options, player_a, player_b, budget, seed)
+    args = (game, options, player_a, player_b, budget, seed, tuple(key))
     if workers == 1 or len(todo) < 2:
         return [_match_row(*args, i) for i in todo]
     # Compile (or load) the kernels once before threads race to do it. One millisecond a move

@@ -1,0 +1,94 @@
+"""How the items of a cell are seeded: one record that the search cells, the match cells, the
+cell driver and ``analysis.restore`` read.
+
+Item i (a search, a match) of a cell with base ``seed`` is seeded from the first word of::
+
+    SeedSequence([seed, i, *key])
+
+where ``key`` depends on the cell's seed scheme (config key ``seeds``):
+
+- ``cell`` (the default): ``key`` is the two 32-bit words of the cell's identity hash
+  (``nmcs.harness.cell.cell_hash``). Every cell draws its own stream, so two cells run with
+  ``seed=0`` share no search seed, and cells compared in one claim are independent samples.
+  The identity holds ``"seed_scheme": "cell"``.
+- ``common``: ``key`` is empty, search i of every cell with the same ``seed`` uses the same
+  seed (common random numbers). Its identity has no ``seed_scheme`` entry: a cell written
+  before seed schemes existed is such a cell, keeps its hash and extends under the same seeds.
+  Claims that compare two such cells pair their searches by index (``analysis.common``).
+
+A folder that holds a cell started under ``common`` seeds (its ``meta.json`` has no
+``seed_scheme``) is continued under them even when the config asks for ``cell``
+(``resumed_scheme``), so a published cell extends with the seeds it was started with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+SEED_SCHEMES = ("cell", "common")
+DEFAULT_SCHEME = "cell"
+IDENTITY_KEY = "seed_scheme"
+
+
+def scheme_identity(identity: dict[str, Any], scheme: str) -> dict[str, Any]:
+    """``identity`` (without the ``seeds`` config key) with the entry of ``scheme``: under
+    ``common`` none, so such a cell has the hash it had before seed schemes existed."""
+    identity = {k: v for k, v in identity.items() if k not in ("seeds", IDENTITY_KEY)}
+    if scheme != "common":
+        identity[IDENTITY_KEY] = scheme
+    return identity
+
+
+def identity_scheme(identity: dict[str, Any]) -> str:
+    """The seed scheme of a cell from its identity (``common`` where it names none)."""
+    return str(identity.get(IDENTITY_KEY, "common"))
+
+
+def seed_key(identity: dict[str, Any]) -> tuple[int, ...]:
+    """The words that enter every item seed of the cell of ``identity``: the two halves of its
+    hash under the ``cell`` scheme, none under ``common``."""
+    if identity_scheme(identity) == "common":
+        return ()
+    from nmcs.harness.cell import cell_hash  # noqa: PLC0415 - cell imports this module
+
+    name = cell_hash(identity)
+    return (int(name[:8], 16), int(name[8:], 16))
+
+
+def item_seeds(seed: int, indices: Iterable[int], key: tuple[int, ...] = ()) -> np.ndarray:
+    """The uint64 seeds of items ``indices`` of a cell with base ``seed`` and seed ``key``; an
+    item's seed depends on neither the chunking nor the number of workers."""
+    return np.array(
+        [
+            np.random.SeedSequence([int(seed), int(i), *key]).generate_state(1, np.uint64)[0]
+            for i in indices
+        ],
+        dtype=np.uint64,
+    )
+
+
+Cell = TypeVar("Cell")
+
+
+def resumed_scheme(cell: Cell, out_dir: Path) -> Cell:
+    """``cell``, or the same cell under ``common`` seeds where ``out_dir`` already holds it
+    started under them (a ``meta.json`` without ``seed_scheme`` whose identity is this cell's
+    otherwise): a cell extends with the seeds it was started with."""
+    identity: dict[str, Any] = getattr(cell, "identity")  # noqa: B009 - any kind of cell
+    meta_path = Path(out_dir) / "meta.json"
+    if identity_scheme(identity) == "common" or not meta_path.exists():
+        return cell
+    try:
+        old = json.loads(meta_path.read_text()).get("identity")
+    except (OSError, ValueError):
+        return cell
+    legacy = scheme_identity(identity, "common")
+    if old != legacy:
+        return cell
+    return dataclasses.replace(cell, identity=legacy)  # type: ignore[type-var]

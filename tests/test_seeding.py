@@ -1,0 +1,119 @@
+"""Seed schemes (``nmcs.harness.seeding``): each cell its own stream by default, common random
+numbers on request, and a cell started under the old scheme (every published cell) keeping its
+hash and its seeds when it is extended."""
+
+import dataclasses
+import gzip
+import json
+
+import numpy as np
+import pytest
+from helpers import REPO
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
+
+from analysis.publish import PACKED_CELLS
+from nmcs.core.errors import ConfigError
+from nmcs.harness.cell import cell_hash, run
+from nmcs.harness.cli import CONFIG_DIR, register
+from nmcs.harness.match_cell import match_identity
+from nmcs.harness.search_cell import search_identity
+from nmcs.harness.seeding import resumed_scheme, seed_key
+from nmcs.harness.validate import validate
+
+BASE = ["game.depth=8", "n_searches=6", "workers=1", "progress=false", "seed=0"]
+
+
+def cell(*overrides):
+    register()
+    with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        return validate(compose("config", overrides=[*BASE, *overrides]))
+
+
+def legacy_seeds(seed, n):
+    return [np.random.SeedSequence([seed, i]).generate_state(1, np.uint64)[0] for i in range(n)]
+
+
+def test_two_cells_of_different_configs_with_seed_0_share_no_search_seed(tmp_path):
+    a = run(cell("level=1"), tmp_path / "a")
+    b = run(cell("level=2"), tmp_path / "b")
+    assert len(a) == len(b) == 6
+    assert not set(a["search_seed"]) & set(b["search_seed"])
+    assert a["search_seed"].nunique() == 6
+    meta = json.loads((tmp_path / "a" / "meta.json").read_text())
+    assert meta["seed_scheme"] == "cell" and meta["identity"]["seed_scheme"] == "cell"
+    # The cell's own words enter the seed: SeedSequence([seed, i, *words of its hash]).
+    words = (int(meta["cell"][:8], 16), int(meta["cell"][8:], 16))
+    first = np.random.SeedSequence([0, 0, *words]).generate_state(1, np.uint64)[0]
+    assert a["search_seed"].iloc[0] == first
+
+
+def test_common_seeds_give_every_cell_the_same_seeds_and_the_old_identity(tmp_path):
+    a = run(cell("level=1", "seeds=common"), tmp_path / "a")
+    b = run(cell("level=2", "seeds=common"), tmp_path / "b")
+    assert list(a["search_seed"]) == list(b["search_seed"]) == legacy_seeds(0, 6)
+    common = cell("level=1", "seeds=common")
+    assert "seed_scheme" not in common.identity and seed_key(common.identity) == ()
+    assert json.loads((tmp_path / "a" / "meta.json").read_text())["seed_scheme"] == "common"
+
+
+def test_a_cell_started_under_common_seeds_extends_with_them(tmp_path):
+    """A folder written before seed schemes existed (no seed_scheme in its meta.json) is
+    continued under its own seeds and hash by a config that asks for per-cell seeds."""
+    out = tmp_path / "old"
+    first = run(cell("seeds=common"), out)
+    meta = json.loads((out / "meta.json").read_text())
+    del meta["seed_scheme"]  # as the cells published before schemes existed
+    (out / "meta.json").write_text(json.dumps(meta))
+    (out / "results.parquet").unlink()
+    extended = run(cell("n_searches=9"), out)
+    assert list(extended["search_seed"]) == legacy_seeds(0, 9)
+    assert set(extended["cell"]) == {first["cell"].iloc[0]}
+    assert extended.iloc[:6]["score"].tolist() == first["score"].tolist()
+    # A folder of the per-cell scheme next to it draws other seeds.
+    fresh = run(cell(), tmp_path / "new")
+    assert not set(fresh["search_seed"]) & set(extended["search_seed"])
+
+
+def published_cells():
+    for path in sorted((REPO / "results" / "paper").glob(f"*/{PACKED_CELLS}")):
+        with gzip.open(path, "rt") as lines:
+            yield from (json.loads(line) for line in lines)
+
+
+def test_every_published_cell_keeps_its_hash_and_its_seeds(tmp_path):
+    """Each published cell's config, read today with the default seed scheme, resumes its
+    folder with the hash and the seeds it was started with."""
+    identities = {"searches": search_identity, "matches": match_identity}
+    checked = 0
+    for meta in published_cells():
+        config = OmegaConf.create({**meta["config"], "seeds": "cell"})
+        folder = tmp_path / str(checked)
+        folder.mkdir()
+        (folder / "meta.json").write_text(json.dumps(meta))
+        fresh = Cellish(identities[meta.get("kind", "searches")](config))
+        assert fresh.identity["seed_scheme"] == "cell"
+        resumed = resumed_scheme(fresh, folder)
+        assert cell_hash(resumed.identity) == meta["cell"], meta["cell_dir"]
+        assert seed_key(resumed.identity) == ()
+        checked += 1
+    assert checked > 500
+
+
+@dataclasses.dataclass(frozen=True)
+class Cellish:
+    """What ``resumed_scheme`` reads of a cell."""
+
+    identity: dict
+
+
+def test_match_cells_draw_their_own_stream():
+    from nmcs.search.twoplayer.match import match_seed
+
+    assert match_seed(0, 3) == legacy_seeds(0, 4)[3]
+    assert match_seed(0, 3, (1, 2)) != match_seed(0, 3, (1, 3)) != match_seed(0, 3)
+
+
+def test_an_unknown_seed_scheme_stops_with_one_line():
+    with pytest.raises(ConfigError, match="seeds = paired: must be one of cell, common"):
+        cell("seeds=paired")
