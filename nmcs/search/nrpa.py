@@ -91,7 +91,7 @@ from nmcs.search.anytime import (
     target_score_kernel,
     time_is_up,
 )
-from nmcs.search.registry import Algorithm, Settings, register
+from nmcs.search.registry import Algorithm, DaskPlan, Settings, added_option, register
 
 MAX_LEVEL = 4
 EMPTY = np.int64(-1)
@@ -693,7 +693,7 @@ class NrpaConfig:
     name: str = "nrpa"
     iterations: int = 100
     alpha: float = 1.0
-    batch: int = 1
+    batch: int = added_option(1, 1)  # level-(L-1) searches per top-level iteration (1: NRPA)
 
     def check(self, settings: Settings) -> None:
         _check_options(self.iterations, self.alpha, 1.0, self.batch, settings.level)
@@ -707,7 +707,7 @@ class GnrpaConfig:
     iterations: int = 100
     alpha: float = 1.0
     tau: float = 1.0
-    batch: int = 1
+    batch: int = added_option(1, 1)  # level-(L-1) searches per top-level iteration (1: NRPA)
 
     def check(self, settings: Settings) -> None:
         _check_options(self.iterations, self.alpha, self.tau, self.batch, settings.level)
@@ -741,9 +741,17 @@ def build_nrpa_search(game: Any, levels: int) -> tuple:
     return build_nrpa(game)[:2]
 
 
-# The games with move codes: the single-player games of this package. needs_budget=None: a
-# search runs to completion without a budget, and a budget, if given, repeats and cuts it.
-_CODED_GAMES = ("leftmove", "leftmost", "sudoku", "samegame", "morpion")
+# requires=("code",): the games whose kernels give a move's code (nmcs.games.protocol).
+# needs_budget=None: a search runs to completion without a budget, and a budget, if given,
+# repeats and cuts it.
+
+
+def nrpa_dask_plan(options: dict, settings: Settings) -> DaskPlan:
+    """Dask: the top level's policy on the master (``nmcs.search.nrpa_master``), ``batch``
+    searches of the level below per iteration on the workers."""
+    batch = options.get("batch", NrpaConfig.batch)
+    return DaskPlan(batch, None, {**options, "batch": 1}, master="nrpa")
+
 
 NRPA = register(
     Algorithm(
@@ -753,9 +761,10 @@ NRPA = register(
         build=build_nrpa_search,
         needs_budget=None,
         writes_trace=True,
-        games=_CODED_GAMES,
+        requires=("code",),
         max_level=MAX_LEVEL,
         per_level=False,
+        dask_plan=nrpa_dask_plan,
     )
 )
 GNRPA = register(
@@ -766,8 +775,9 @@ GNRPA = register(
         build=build_nrpa_search,
         needs_budget=None,
         writes_trace=True,
-        games=_CODED_GAMES,
+        requires=("code",),
         max_level=MAX_LEVEL,
         per_level=False,
+        dask_plan=nrpa_dask_plan,
     )
 )
