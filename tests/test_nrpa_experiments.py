@@ -1,7 +1,10 @@
 """The NRPA experiments at quick scale through run.py and the analysis: the levels figure and
 table, the anytime curves at equal playouts, and their claims in the report."""
 
+import pytest
 from helpers import run_quick_experiments
+
+pytestmark = pytest.mark.experiment
 
 EXPERIMENTS = (
     "nrpa_levels",

@@ -23,6 +23,8 @@ A record says::
     cells         ``searches`` (a single-player game: its cells are searches) or ``matches``
                   (a two-player game: its cells are pairings of two players,
                   ``nmcs.harness.match_cell``)
+    doc           one line on what the game is (default: the first sentence of the kernel
+                  module's docstring; ``summary()``), for the reference pages
     check_state   optional (state) -> None: raise ValueError (one line) if ``state`` is not a
                   position of the game; the Python API checks the dtype, the dimension and
                   ``STATE_SIZE`` itself
@@ -38,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from nmcs.core.registry import PLUGINS_ENV, Registry
-from nmcs.games.protocol import check_kernels
+from nmcs.games.protocol import CAPABILITIES, check_kernels
 
 # The order of the listings (names(), messages, docs); every public module of the package is
 # imported all the same, so a new one needs no entry here (it is listed after these).
@@ -66,10 +68,22 @@ class Game:
     small_options: dict[str, Any] = field(default_factory=dict)
     cells: str = "searches"
     check_state: Callable[[np.ndarray], None] | None = None
+    doc: str = ""
 
     def option_names(self) -> list[str]:
         """The ``game.*`` keys (the options' fields without ``name``)."""
         return [f.name for f in fields(self.options) if f.name != "name"]
+
+    def summary(self) -> str:
+        """``doc``, or the first sentence of the kernel module's docstring."""
+        if self.doc:
+            return self.doc
+        flat = " ".join((self.kernels.__doc__ or "").split())
+        return flat.split(". ")[0].rstrip(".") + "." if flat else ""
+
+    def capabilities(self) -> list[str]:
+        """The optional capabilities its kernels have (``nmcs.games.protocol.CAPABILITIES``)."""
+        return [c for c in CAPABILITIES if hasattr(self.kernels, c)]
 
 
 def _module_of(record: Game) -> str:

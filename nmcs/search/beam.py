@@ -660,6 +660,7 @@ BEAM = register(
         needs_budget=None,
         max_level=MAX_LEVEL,
         level_brackets=(0, 1),
+        per_level=True,
         dask_plan=beam_dask_plan,
     )
 )
@@ -673,5 +674,6 @@ ITERATIVE_BEAM = register(
         writes_trace=True,
         max_level=MAX_LEVEL,
         level_brackets=(0, 1),
+        per_level=True,
     )
 )

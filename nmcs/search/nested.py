@@ -524,6 +524,7 @@ NESTED = register(
         build=build_nested_search,
         max_level=MAX_LEVEL,
         stop_rule=True,
+        per_level=True,
         dask_plan=nested_dask_plan,
     )
 )
@@ -537,5 +538,6 @@ ITERATIVE = register(
         writes_trace=True,
         max_level=MAX_LEVEL,
         stop_rule=True,
+        per_level=True,
     )
 )

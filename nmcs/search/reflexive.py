@@ -272,6 +272,5 @@ REFLEXIVE = register(
         params=reflexive_params,
         build=build_reflexive_search,
         max_level=MAX_LEVEL,
-        per_level=False,
     )
 )

@@ -35,16 +35,18 @@ A record says::
                   the level below on the workers (``nmcs.harness.parallel``); raises
                   ValueError (one line naming the key) for a search it cannot run this way;
                   None: the algorithm has no master/remote version
-    doc           one line on what the algorithm is (the reference pages list it)
+    doc           one line on what the algorithm is (default: the first sentence of the
+                  config's docstring; ``summary()``), for the reference pages
     stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
                   game's target score); False: refuses ``stop_at_target=false``
     max_level     the largest ``level`` it takes
     per_level     True: ``build`` compiles only the levels it is asked for, so each level
-                  bracket has its own entry point (``nmcs.search.engine.compiled_levels``);
-                  False: ``build`` ignores ``levels`` and one entry point serves every level
-                  (reflexive search, UCT, forward checking: compiling one per level would
-                  compile the same code again; NRPA and GNRPA: one function for every level,
-                  which calls itself for the level below)
+                  bracket has its own entry point (``nmcs.search.engine.compiled_levels``;
+                  nested and beam search); False (the default): ``build`` ignores ``levels``
+                  and one entry point serves every level (reflexive search, UCT, forward
+                  checking: compiling one per level would compile the same code again; NRPA
+                  and GNRPA: one function for every level, which calls itself for the level
+                  below)
     level_brackets  with ``per_level``: the highest level of each entry point but the last,
                   which serves every level above them (None: ``engine.LEVEL_BRACKETS``, 0, 1,
                   2, 3; beam search: (0, 1), its levels 2 and up run in one entry point)
@@ -141,7 +143,7 @@ class Algorithm:
     games: tuple[str, ...] | None = None
     stop_rule: bool = False
     max_level: int = 6
-    per_level: bool = True
+    per_level: bool = False
     level_brackets: tuple[int, ...] | None = None
     requires: tuple[str, ...] = ()
     dask_plan: Callable[[Any, Settings], DaskPlan] | None = None
@@ -172,6 +174,16 @@ class Algorithm:
     def defaults(self) -> Any:
         """The config with every option at its default."""
         return self.config()
+
+    def summary(self) -> str:
+        """``doc``, or the first sentence of the config's docstring."""
+        return self.doc or first_sentence(self.config.__doc__)
+
+
+def first_sentence(text: str | None) -> str:
+    """The first sentence of a docstring, on one line."""
+    flat = " ".join((text or "").split())
+    return flat.split(". ")[0].rstrip(".") + "." if flat else ""
 
 
 def _check_record(record: Algorithm) -> None:

@@ -336,6 +336,5 @@ UCT = register(
         needs_budget=True,
         writes_trace=True,
         max_level=MAX_LEVEL,
-        per_level=False,
     )
 )

@@ -133,6 +133,7 @@ def _register(name: str, module: str = __name__) -> Game:
             make_state=make,
             describe=_describe,
             cells="matches",
+            doc=" ".join((protocol.MODULES[name].__doc__ or "").split()).split(". ")[0],
         )
     )
 
