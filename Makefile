@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run reproduce-quick test figures lint format bench clean
+.PHONY: run reproduce-quick test test-fast figures lint format bench clean
 
 # Every paper experiment (conf/experiment/*.yaml).
 EXPERIMENTS := $(basename $(notdir $(wildcard conf/experiment/*.yaml)))
@@ -31,9 +31,14 @@ reproduce-quick: $(STAMP)
 	$(PY) -m analysis --scale quick
 
 # Both cores (pytest-xdist), a test file per worker: a file's module fixtures (quick
-# experiments) run once; the slowest files first (tests/conftest.py), in that order.
+# experiments) run once; the slowest files first (tests/conftest.py, timed in the last runs).
 test: $(STAMP)
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
+
+# The fast tier (tests/conftest.py, TIERS): rules, records, checks and small searches, every
+# module of the package, in about a minute.
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --tier unit
 
 figures: $(STAMP)
 	$(PY) -m analysis

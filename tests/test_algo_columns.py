@@ -11,6 +11,8 @@ from helpers import REPO
 
 from nmcs.harness.results import experiment_results, parse_algo_options, with_algo_columns
 
+pytestmark = pytest.mark.unit
+
 # Every format of the string in results/paper, and those the writer can give.
 LEGACY = {
     "": {},

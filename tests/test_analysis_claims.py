@@ -13,6 +13,8 @@ from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, paper_values
 from nmcs.theory import leftmove_memorized as memorized
 from nmcs.theory.leftmove import score_distribution
 
+pytestmark = pytest.mark.unit
+
 # ---------------------------------------------------------------- SameGame, cut level 3
 
 

@@ -1,6 +1,9 @@
 """Reading results and rebuilding the report import neither numba nor Hydra."""
 
+import pytest
 from helpers import run_python
+
+pytestmark = pytest.mark.unit
 
 
 def test_the_analysis_imports_neither_numba_nor_hydra():

@@ -14,6 +14,8 @@ from nmcs.games import game_module
 from nmcs.games import registry as games_registry
 from nmcs.harness.batch import search_batch, search_seeds
 
+pytestmark = pytest.mark.unit
+
 
 def run_beam(name, state0, seeds, level, widths, **rules):
     """One beam search per seed: (score, moves, playouts) each."""

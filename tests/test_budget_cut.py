@@ -8,6 +8,8 @@ import pytest
 from nmcs.games.registry import game as game_record
 from nmcs.harness.batch import search_batch, search_seeds
 
+pytestmark = pytest.mark.unit
+
 CASES = [
     # (game, options, level, memorize, memorize_from, playouts budget)
     ("leftmove", {"depth": 60}, 3, True, 1, 7_777),

@@ -10,7 +10,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tests.helpers import REPO
+
+pytestmark = pytest.mark.compile
 
 CHECK = r"""
 import gc, json, sys

@@ -12,7 +12,10 @@ from nmcs.games import registry
 from nmcs.games.twoplayer import protocol as P
 from nmcs.games.twoplayer.layout import HEADER, STAMP
 from nmcs.harness.batch import search_batch, search_seeds
+from nmcs.search import registry as algorithms
 from nmcs.search.twoplayer import Budget, PlayerConfig, play_match
+
+pytestmark = pytest.mark.unit
 
 
 def replay(game, state0, moves):
@@ -149,6 +152,52 @@ def test_nrpa_sequences_replay_to_their_score(game, algo):
         assert res.playouts[i] == 5 or game.NAME == "sudoku"  # Sudoku stops when solved
     two = search_batch(game.NAME, state0, seeds, algo=algo, level=1, iterations=5, workers=2)
     np.testing.assert_array_equal(res.score, two.score)
+
+
+# Every (algorithm, game) pair that can run, from the records: a new algorithm or game is
+# checked here without a test of its own. Small searches: level 1 (0 for an algorithm without
+# levels), the options' defaults, 100 playouts for an algorithm that needs a budget (a budget
+# of playouts, so that the searches stay deterministic).
+PAIRS = [
+    (algo, name)
+    for algo in algorithms.names()
+    for name in SEARCH_GAMES
+    if algorithms.lacks(algorithms.algorithm(algo), name) is None
+]
+
+
+def small_search(algo: str, name: str, seeds, workers: int):
+    record = algorithms.algorithm(algo)
+    state0 = small_state(GameUnderTest(registry.game(name)))
+    budget = 100 if record.needs_budget is True else 0
+    level = min(1, record.max_level)
+    res = search_batch(
+        name, state0, seeds, algo=algo, level=level, max_playouts=budget, workers=workers
+    )
+    return state0, res
+
+
+@pytest.mark.compile  # one entry point per pair: about a minute and a half on a cold cache
+@pytest.mark.parametrize("algo,name", PAIRS, ids=[f"{a}-{g}" for a, g in PAIRS])
+def test_every_algorithm_replays_repeats_and_ignores_workers_on_every_game(algo, name):
+    seeds = search_seeds(11, 0, 3)
+    state0, res = small_search(algo, name, seeds, workers=1)
+    game = GameUnderTest(registry.game(name))
+    for i in range(len(seeds)):
+        assert res.length[i] == len(res.moves[i])
+        assert game.score(replay(game, state0, res.moves[i])) == res.score[i]
+        assert res.playouts[i] >= 1
+    for workers in (1, 2):  # the same searches again, on one and on two threads
+        _, again = small_search(algo, name, seeds, workers=workers)
+        np.testing.assert_array_equal(again.score, res.score)
+        np.testing.assert_array_equal(again.playouts, res.playouts)
+        for a, b in zip(again.moves, res.moves, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_the_pairs_cover_every_algorithm_and_every_game():
+    assert {a for a, _ in PAIRS} == set(algorithms.names())
+    assert {g for _, g in PAIRS} == set(SEARCH_GAMES)
 
 
 # ---------------------------------------------------------------- two-player games

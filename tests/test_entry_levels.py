@@ -26,6 +26,8 @@ from nmcs.search.engine import (
 )
 from nmcs.search.nested import build_nested
 
+pytestmark = pytest.mark.compile
+
 
 @pytest.mark.parametrize("brackets", [LEVEL_BRACKETS, (0, 1)])
 @pytest.mark.parametrize("max_level", range(1, 7))

@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.unit
+
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden.json"
 N_SEARCHES = 3
 FIRST_MOVES = 8

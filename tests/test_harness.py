@@ -19,6 +19,8 @@ from helpers import (
     run_quick_experiments,
 )
 
+pytestmark = pytest.mark.unit
+
 REQUIRED_COLUMNS = {
     "game",
     "depth",
@@ -335,13 +337,37 @@ def test_first_compile_is_announced_and_a_cached_load_is_not(tmp_path):
     assert not any("compiling" in line for line in stderr_lines())
 
 
+def test_hydras_basic_sweeper_splits_a_sweep_as_the_preflight_relies_on():
+    """What ``cli._cells`` relies on (``cli.basic_sweeper``): one batch, the product of the
+    sweeps in key order, a key given again (the command line after an experiment's params)
+    taking its last value."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from nmcs.harness import cli
+
+    sweeper = cli.basic_sweeper()
+    assert sweeper.__name__ == "BasicSweeper"
+    parsed = OverridesParser.create().parse_overrides(
+        ["level=0,1", "game=leftmove", "seed=1,2", "level=2,3"]
+    )
+    assert sweeper.split_arguments(parsed, None) == [
+        [
+            ["level=2", "game=leftmove", "seed=1"],
+            ["level=2", "game=leftmove", "seed=2"],
+            ["level=3", "game=leftmove", "seed=1"],
+            ["level=3", "game=leftmove", "seed=2"],
+        ]
+    ]
+
+
 def test_after_the_preflight_hydras_basic_sweeper_composes_no_job_again(monkeypatch):
     """The pre-flight check composes and validates every cell; Hydra's basic sweeper then skips
     its own compose of each job (``validate_batch_is_legal``), any other sweeper keeps it."""
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
     from hydra.plugins.sweeper import Sweeper
 
     from nmcs.harness import cli
+
+    BasicSweeper = cli.basic_sweeper()
 
     checked = []
     monkeypatch.setattr(Sweeper, "validate_batch_is_legal", lambda self, batch: checked.append(1))

@@ -4,7 +4,11 @@ exact level-0 curve and its level-1 search, on cases small enough to count by ha
 import itertools
 import random
 
+import pytest
+
 from analysis.independent import leftmove_realtime as R
+
+pytestmark = pytest.mark.statistical
 
 
 def test_level0_expected_best_is_the_brute_force_mean_on_a_small_tree():

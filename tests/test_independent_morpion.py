@@ -16,6 +16,8 @@ from nmcs.games import morpion as M
 from nmcs.games.morpion.psol import read_psol
 from nmcs.harness.batch import search_batch, search_seeds
 
+pytestmark = pytest.mark.statistical
+
 RECORD_5D = Path(__file__).parent / "data" / "record_5D_82.psol"
 SHIFT = M.BOX - I.ORIGIN  # the two boards put the cross's box at different places
 

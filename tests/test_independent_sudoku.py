@@ -9,6 +9,8 @@ import pytest
 from analysis.independent import sudoku_stop_rule as S
 from nmcs.games.sudoku import io as IO
 
+pytestmark = pytest.mark.statistical
+
 
 def pattern_grid():
     """A valid complete grid: row r is the row 0 cycle shifted by 4 * (r % 4) + r // 4."""

@@ -7,11 +7,14 @@ simulations (docs/investigations/morpion_uct_constant.md)."""
 import random
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from analysis.independent import uct_leftmove as I
 from nmcs.games.leftmove import make_state
 from nmcs.harness.batch import search_batch, search_seeds
+
+pytestmark = pytest.mark.statistical
 
 SIMS, SEARCHES = 300, 300
 

@@ -5,7 +5,10 @@ shares a symbol with another body when one process loads both (numba issue #1048
 import subprocess
 import sys
 
+import pytest
 from numba.core.bytecode import FunctionIdentity
+
+pytestmark = pytest.mark.compile
 
 COMPILE = (
     "import nmcs.search\n"

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.unit
+
 PACKAGE = Path(__file__).resolve().parents[1] / "nmcs"
 
 

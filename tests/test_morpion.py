@@ -12,6 +12,8 @@ from nmcs.games import morpion as M
 from nmcs.games.morpion.psol import psol_text, read_psol, replay_psol, write_psol
 from nmcs.harness.batch import search_batch, search_seeds
 
+pytestmark = pytest.mark.unit
+
 DATA = Path(__file__).parent / "data"
 RECORD_5D = DATA / "record_5D_82.psol"
 RECORD_5T = DATA / "record_5T_170_bruneau.psol"

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 from helpers import run_quick_experiments
 
+pytestmark = pytest.mark.experiment
+
 EXPERIMENTS = (
     "morpion_fig8_fig9_level0",
     "morpion_fig8_fig9",

@@ -19,6 +19,8 @@ from nmcs.harness.summary import pooled_bins
 from nmcs.search import nrpa
 from tests.helpers import exact_best_of
 
+pytestmark = pytest.mark.unit
+
 L, R = 0, 1
 
 

@@ -2,7 +2,10 @@
 table, the anytime curves at equal playouts, NRPA against memorized NMCS at equal cost, and
 their claims in the report."""
 
+import pytest
 from helpers import run_quick_experiments
+
+pytestmark = pytest.mark.experiment
 
 EXPERIMENTS = (
     "nrpa_levels",

@@ -17,6 +17,8 @@ from nmcs.search.executors import InProcess
 from nmcs.search.nrpa_master import adapt
 from tests.helpers import exact_best_of, run_python
 
+pytestmark = pytest.mark.dask
+
 
 def test_batch_with_alpha_zero_is_the_best_of_n_times_b_uniform_playouts():
     # alpha = 0: the policy stays uniform, so a level-1 search of N iterations of B playouts

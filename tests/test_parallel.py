@@ -17,6 +17,8 @@ from nmcs.games import game_module
 from nmcs.harness.parallel import parallel_search
 from tests.helpers import REPO
 
+pytestmark = pytest.mark.dask
+
 leftmove = game_module("leftmove")
 
 

@@ -5,6 +5,8 @@ import pytest
 
 import nmcs
 
+pytestmark = pytest.mark.unit
+
 
 def test_every_exported_name_resolves():
     for name in nmcs.__all__:

@@ -16,6 +16,8 @@ from analysis.common import Claim, Context, cells_read
 from analysis.publish import cell_metas, publish, read_published, reduced_overrides
 from nmcs.harness.results import experiment_results
 
+pytestmark = pytest.mark.experiment
+
 
 def make_cell(root, experiment, cell, n, overrides=None, score=1):
     folder = root / experiment / cell

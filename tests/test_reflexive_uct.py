@@ -26,6 +26,8 @@ from nmcs.core.rng import below, new_rng
 from nmcs.games import leftmost, leftmove
 from nmcs.harness.batch import search_batch, search_seeds
 
+pytestmark = pytest.mark.statistical
+
 GAMES = {"leftmove": leftmove, "leftmost": leftmost}
 
 

@@ -5,10 +5,13 @@ import json
 import shutil
 
 import pandas as pd
+import pytest
 
 from analysis.publish import publish, read_published
 from analysis.restore import restore_experiment
 from tests.helpers import run_cli, run_python
+
+pytestmark = pytest.mark.experiment
 
 CELL = ["-m", "experiment_name=restoretest", "scale=paper", "level=1,2"]
 

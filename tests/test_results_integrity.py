@@ -23,6 +23,8 @@ from analysis.common import (
 )
 from nmcs.harness.summary import markdown_table, mean_ci
 
+pytestmark = pytest.mark.experiment
+
 DEPTH = 12  # small trees: the whole sequence below takes a few seconds of search
 N = 40
 

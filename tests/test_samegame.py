@@ -17,6 +17,8 @@ from nmcs.games import samegame as sg
 from nmcs.games.samegame import io as sio
 from nmcs.harness.batch import search_batch, search_seeds
 
+pytestmark = pytest.mark.unit
+
 
 def board(text):
     return np.array(

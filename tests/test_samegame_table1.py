@@ -1,7 +1,10 @@
 """The quick SameGame Table 1 through run.py and the analysis command."""
 
 import pandas as pd
+import pytest
 from helpers import run_analysis, run_cli
+
+pytestmark = pytest.mark.experiment
 
 
 def test_quick_table1(tmp_path):

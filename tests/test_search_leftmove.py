@@ -9,6 +9,8 @@ from nmcs.games import leftmost, leftmove
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.theory.leftmove import score_distribution
 
+pytestmark = pytest.mark.statistical
+
 
 def chi2_pvalue(scores, expected_probs):
     """Chi-square goodness of fit with tails pooled to expected counts >= 5."""

@@ -14,6 +14,8 @@ from nmcs.theory.leftmove import (
     score_distribution_exact,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def test_level0_is_the_binomial():
     for d in (1, 5, 17):

@@ -20,6 +20,8 @@ from nmcs.theory import leftmove
 from nmcs.theory import leftmove_memorized as memorized
 from nmcs.theory.__main__ import main as theory_main
 
+pytestmark = pytest.mark.unit
+
 REPO = Path(__file__).resolve().parents[1]
 F = Fraction
 

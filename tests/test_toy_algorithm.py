@@ -12,6 +12,8 @@ from nmcs.games.leftmove import make_state
 from nmcs.harness.batch import search_batch, search_seeds
 from nmcs.search import registry
 
+pytestmark = pytest.mark.unit
+
 
 def test_toy_algorithm_through_the_python_api():
     assert registry.algorithm("toy") is toy_algorithm.TOY
@@ -31,6 +33,7 @@ def test_toy_algorithm_through_the_python_api():
         search_batch("leftmove", state0, seeds, algo="toy", c=1.0)
 
 
+@pytest.mark.experiment
 def test_toy_algorithm_sweeps_through_run_py(tmp_path):
     conf = tmp_path / "conf_extra"
     (conf / "algo").mkdir(parents=True)

@@ -15,6 +15,8 @@ from analysis.twoplayer import (
     version_name,
 )
 
+pytestmark = pytest.mark.unit
+
 PAPER = paper_values("twoplayer")
 NAMES = [version_name(*v) for v in VERSIONS]
 USUAL = {"breakthrough": "8x8", "knightthrough": "8x8", "domineering": "8x8", "nogo": "9x9"}

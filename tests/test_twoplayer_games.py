@@ -7,6 +7,8 @@ import pytest
 
 from nmcs.games.twoplayer import protocol as P
 
+pytestmark = pytest.mark.unit
+
 GAMES = ["breakthrough", "knightthrough", "domineering", "nogo", "atarigo"]  # the built-in ones
 
 

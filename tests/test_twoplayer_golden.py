@@ -15,6 +15,8 @@ import pytest
 
 from nmcs.search.twoplayer import Budget, PlayerConfig, play_match
 
+pytestmark = pytest.mark.unit
+
 GOLDEN = Path(__file__).parent / "data" / "twoplayer_golden.json"
 PLAYERS = {
     "NMC(1)+COW": PlayerConfig(1, cow=True),

@@ -21,6 +21,8 @@ from helpers import (
 
 from analysis.twoplayer import newcombe_diff
 
+pytestmark = pytest.mark.experiment
+
 # A small pairing with a playout budget: the same rows on any machine.
 CELL = (
     "experiment=twoplayer_matches",

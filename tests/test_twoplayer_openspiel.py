@@ -20,6 +20,8 @@ import pytest
 
 from nmcs.games.twoplayer import protocol as P
 
+pytestmark = pytest.mark.statistical
+
 try:
     import pyspiel
 except ImportError as err:  # not installed, or installed but broken

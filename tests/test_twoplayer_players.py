@@ -12,6 +12,8 @@ from nmcs.search.twoplayer import Budget, PlayerConfig, play_match, run_matches
 from nmcs.search.twoplayer import players as players_module
 from nmcs.search.twoplayer.players import Player, nested_choice
 
+pytestmark = pytest.mark.unit
+
 # x wins at once with a5a6 or a5b6; every other move lets o's last pawn (whose every move
 # reaches row 1) win: each child's value is the same in every playout.
 WIN_IN_ONE = """

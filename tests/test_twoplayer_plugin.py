@@ -7,7 +7,10 @@ plays a match cell through ``run.py`` with its YAML found through ``hydra.search
 import ast
 
 import pandas as pd
+import pytest
 from helpers import REPO, run_python
+
+pytestmark = pytest.mark.unit
 
 TOY = REPO / "tests" / "data" / "toy_twoplayer"
 ENV = {"NMCS_PLUGINS": "toy_tictactoe", "PYTHONPATH": f"{TOY}:{REPO}"}

@@ -14,6 +14,8 @@ from nmcs.harness import cli
 from nmcs.harness.cell import cell_hash
 from nmcs.harness.match_cell import validate_match
 
+pytestmark = pytest.mark.experiment
+
 spec = importlib.util.spec_from_file_location(
     "twoplayer_reduced", REPO / "benchmarks" / "twoplayer_reduced.py"
 )

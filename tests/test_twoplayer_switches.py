@@ -10,6 +10,8 @@ from nmcs.harness import cli
 from nmcs.harness.cell import cell_hash
 from nmcs.harness.match_cell import validate_match
 
+pytestmark = pytest.mark.unit
+
 # Hashes of match cells computed before backup, solver and game.size existed (commit f5a84e0).
 OLD_HASHES = {
     ("experiment=twoplayer_matches",): "7be8a86e3cfa91fb",

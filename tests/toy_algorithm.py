@@ -21,7 +21,6 @@ TOY_YAML = """\
 defaults:
   - /schema_algo_toy@_here_
 name: toy
-k: 4
 """
 
 

@@ -9,9 +9,8 @@ GameKernels``; each rules module starts with an ASCII sketch of its state layout
 encoding.
 
 To add a game: write ``nmcs/games/NAME.py`` (kernels, an options dataclass, ``make_state`` and a
-``register(Game(...))`` at the bottom), add its module to ``registry.BUILTIN_MODULES`` and add
-``conf/game/NAME.yaml``; the conformance test (``tests/test_conformance.py``) then checks it
-with every algorithm.
+``register(Game(...))`` at the bottom) and ``conf/game/NAME.yaml`` (docs/extending.md); the
+conformance test (``tests/test_conformance.py``) then checks it with every algorithm.
 """
 
 import importlib

@@ -1,5 +1,14 @@
-"""The interface of a game's kernel module, as a ``typing.Protocol`` (documentation and static
-checks; numba sees only the functions).
+"""The one game protocol: what a game's modules must hold and what they may hold, as
+``typing.Protocol`` classes (documentation and static checks; numba sees only the functions),
+checked when a game registers (``check_kernels``, ``check_rules``): a missing kernel is named
+in one line.
+
+    GameKernels      the kernel module of a one-player game (``Game.kernels``, cells of
+                     searches); its optional capabilities are ``CAPABILITIES``, which an
+                     algorithm names in ``Algorithm.requires`` (NRPA: ``("code",)``)
+    TwoPlayerRules   the rules module of a two-player game (cells of matches), which
+                     ``nmcs.games.twoplayer.protocol`` combines into one jitted dispatcher
+                     (the ``kernels`` of every two-player game's record)
 
 All kernels are ``@njit(cache=True)`` functions taking the state (a 1-D numpy array holding
 everything, so copying it copies the position) first. ``nmcs.search`` builds every algorithm
@@ -8,9 +17,19 @@ from them, so a new game needs no search code.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
+
+# The optional members of a one-player game's kernels, each what it enables (GameKernels).
+CAPABILITIES = {
+    "code": "a move's identity across positions: policy-learning searches (NRPA, GNRPA)",
+    "bias": "GNRPA's prior bias of a move (none: 0)",
+    "target_score": "a score no game can beat: a search stops at the first game reaching it",
+    "STATE_SIZE": "a fixed state length: states are copied by an unrolled loop",
+    "POSITION_SIZE": "the leading state entries that identify a position (beam duplicates)",
+    "RECORD_AT_RUN_TIME": "playouts take `record` at run time, so a long playout compiles once",
+}
 
 
 class GameKernels(Protocol):
@@ -38,14 +57,6 @@ class GameKernels(Protocol):
         """Score of the position (the result when the game is over)."""
         ...
 
-    def code(self, state: np.ndarray, move: int) -> np.int64:
-        """A move's identity across positions (a non-negative int64) for policy-learning
-        searches (NRPA, GNRPA: ``nmcs.search.nrpa``): the same code in two positions means the
-        same policy weight. Each game documents its code and the source of that coding in its
-        module docstring. Single-player games only; optional kernel ``bias(state, move)``
-        (float64): GNRPA's prior bias beta of a move (none: 0)."""
-        ...
-
     def playout(self, state: np.ndarray, rng: np.ndarray, moves: np.ndarray, record: bool) -> int:
         """Play the game's playout policy to the end in place; return the number of moves;
         write them into ``moves`` only if ``record``. Must be a function of ``state`` and the
@@ -66,3 +77,63 @@ class GameKernels(Protocol):
         a run-time bool rather than a literal, so that a long playout compiles once
         (``nmcs.search.anytime.playout_caller``; SameGame)."""
         ...
+
+
+class CodedKernels(GameKernels, Protocol):
+    """The ``code`` capability (``CAPABILITIES``): what NRPA and GNRPA require of a game."""
+
+    def code(self, state: np.ndarray, move: int) -> np.int64:
+        """A move's identity across positions (a non-negative int64) for policy-learning
+        searches (NRPA, GNRPA: ``nmcs.search.nrpa``): the same code in two positions means the
+        same policy weight. Each game documents its code and the source of that coding in its
+        module docstring. Optional kernel ``bias(state, move)`` (float64): GNRPA's prior bias
+        beta of a move (none: 0)."""
+        ...
+
+
+class TwoPlayerRules(Protocol):
+    """What a two-player game's rules module holds (``nmcs.games.twoplayer.protocol`` documents
+    each member, the optional ones too: ``MIN_ROWS``, ``MIN_COLS``, ``EXTRA_PLANES``,
+    ``DRAWS``, ``random_move``, ``parsed``, ``move_name``, ``parse_move``)."""
+
+    NAME: str
+    DEFAULT_ROWS: int
+    DEFAULT_COLS: int
+
+    def fill_initial(self, state: np.ndarray) -> None: ...
+
+    def legal_moves(self, state: np.ndarray, out: np.ndarray) -> int: ...
+
+    def play(self, state: np.ndarray, move: int) -> None: ...
+
+    def max_moves(self, state: np.ndarray) -> int: ...
+
+    def rule_winner(self, state: np.ndarray) -> int: ...
+
+
+def members(protocol: type) -> tuple[str, ...]:
+    """The names a module must hold to follow ``protocol``: its annotated constants and its
+    methods, in the order written."""
+    names = list(getattr(protocol, "__annotations__", {}))
+    names += [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
+    return tuple(dict.fromkeys(names))
+
+
+def missing(module: Any, protocol: type) -> list[str]:
+    """The members of ``protocol`` that ``module`` lacks."""
+    return [name for name in members(protocol) if not hasattr(module, name)]
+
+
+def check_kernels(record: Any) -> None:
+    """ValueError (one line naming what is missing) unless the game record's kernels follow
+    the protocol of its kind: a one-player game's (``cells="searches"``) ``GameKernels``; a
+    two-player game's rules are checked when they join the dispatcher
+    (``nmcs.games.twoplayer.protocol.add_game``, ``TwoPlayerRules``)."""
+    if record.cells != "searches":
+        return
+    lacking = missing(record.kernels, GameKernels)
+    if lacking:
+        raise ValueError(
+            f"game {record.name}: kernels {record.kernels.__name__} lack {', '.join(lacking)} "
+            "(nmcs.games.protocol.GameKernels)"
+        )

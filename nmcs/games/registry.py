@@ -2,9 +2,10 @@
 
 Each game registers itself in its own module (at the bottom of ``nmcs/games/<game>.py``, or in
 ``nmcs/games/<game>/__init__.py`` for a game with more than kernels), as OpenSpiel games do;
-this module imports the built-in games on first use, and any module named in the
-``NMCS_PLUGINS`` environment variable (comma-separated). Adding a game = its module(s) +
-``conf/game/NAME.yaml``.
+the registry (``nmcs.core.registry``) imports every public module of ``nmcs.games`` on first
+use, and any module named in the ``NMCS_PLUGINS`` environment variable (comma-separated); the
+kernels are checked against ``nmcs.games.protocol`` as the game registers. Adding a game = its
+module(s) + ``conf/game/NAME.yaml`` (docs/extending.md).
 
 A record says::
 
@@ -22,6 +23,8 @@ A record says::
     cells         ``searches`` (a single-player game: its cells are searches) or ``matches``
                   (a two-player game: its cells are pairings of two players,
                   ``nmcs.harness.match_cell``)
+    doc           one line on what the game is (default: the first sentence of the kernel
+                  module's docstring; ``summary()``), for the reference pages
     check_state   optional (state) -> None: raise ValueError (one line) if ``state`` is not a
                   position of the game; the Python API checks the dtype, the dimension and
                   ``STATE_SIZE`` itself
@@ -30,8 +33,6 @@ A record says::
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from types import ModuleType
@@ -39,6 +40,11 @@ from typing import Any
 
 import numpy as np
 
+from nmcs.core.registry import PLUGINS_ENV, Registry
+from nmcs.games.protocol import CAPABILITIES, check_kernels
+
+# The order of the listings (names(), messages, docs); every public module of the package is
+# imported all the same, so a new one needs no entry here (it is listed after these).
 BUILTIN_MODULES = (
     "nmcs.games.leftmove",
     "nmcs.games.leftmost",
@@ -47,7 +53,7 @@ BUILTIN_MODULES = (
     "nmcs.games.morpion",
     "nmcs.games.twoplayer",
 )
-PLUGINS_ENV = "NMCS_PLUGINS"
+__all__ = ["PLUGINS_ENV", "Game", "RecordBook", "checked_options", "game", "names", "register"]
 
 
 @dataclass(frozen=True)
@@ -85,52 +91,48 @@ class Game:
     cells: str = "searches"
     check_state: Callable[[np.ndarray], None] | None = None
     records: RecordBook | None = None
+    doc: str = ""
 
     def option_names(self) -> list[str]:
         """The ``game.*`` keys (the options' fields without ``name``)."""
         return [f.name for f in fields(self.options) if f.name != "name"]
 
+    def summary(self) -> str:
+        """``doc``, or the first sentence of the kernel module's docstring."""
+        if self.doc:
+            return self.doc
+        flat = " ".join((self.kernels.__doc__ or "").split())
+        return flat.split(". ")[0].rstrip(".") + "." if flat else ""
 
-_GAMES: dict[str, Game] = {}
-_loaded = False
+    def capabilities(self) -> list[str]:
+        """The optional capabilities its kernels have (``nmcs.games.protocol.CAPABILITIES``)."""
+        return [c for c in CAPABILITIES if hasattr(self.kernels, c)]
+
+
+def _module_of(record: Game) -> str:
+    return record.make_state.__module__
+
+
+REGISTRY: Registry[Game] = Registry(
+    "game", "nmcs.games", BUILTIN_MODULES, _module_of, check=check_kernels
+)
 
 
 def register(game: Game) -> Game:
-    """Add (or replace) a game; returns it, so a module can keep the record."""
-    if game.make_state.__module__ not in BUILTIN_MODULES:
-        _load()  # the built-in ones first, whatever imports first
-    _GAMES[game.name] = game
-    return game
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in BUILTIN_MODULES:
-        importlib.import_module(module)
-    for module in filter(None, os.environ.get(PLUGINS_ENV, "").split(",")):
-        importlib.import_module(module.strip())
+    """Add (or replace) a game; returns it, so a module can keep the record. ValueError (one
+    line) for kernels that lack what ``nmcs.games.protocol`` requires of the game's kind."""
+    return REGISTRY.register(game.name, game)
 
 
 def names() -> list[str]:
     """The registered games: the built-in ones in ``BUILTIN_MODULES`` order (whatever imported
     first), then the others in registration order."""
-    _load()
-    return sorted(_GAMES, key=lambda name: _rank(_GAMES[name].make_state.__module__))
-
-
-def _rank(module: str) -> int:
-    return BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
+    return REGISTRY.names()
 
 
 def game(name: str) -> Game:
     """The record of game ``name``; ValueError listing the choices if there is none."""
-    _load()
-    if name not in _GAMES:
-        raise ValueError(f"unknown game '{name}' (allowed: {', '.join(names())})")
-    return _GAMES[name]
+    return REGISTRY.get(name)
 
 
 def checked_options(options_class: type, given: dict[str, Any]) -> Any:

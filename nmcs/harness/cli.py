@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from hydra import compose, initialize_config_dir
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.override_parser.overrides_parser import OverridesParser
+from hydra.core.plugins import Plugins
 from hydra.errors import MissingConfigException, OverrideParseException
 from hydra.plugins.sweeper import Sweeper
 from omegaconf import DictConfig, OmegaConf
@@ -160,8 +160,19 @@ def _cells(argv: Sequence[str]) -> list[list[str]]:
         "config", overrides=first + _searchpath(overrides), return_hydra_config=True
     ).hydra
     params = [f"{k}={v}" for k, v in (hydra_cfg.sweeper.params or {}).items()]
-    [cells] = BasicSweeper.split_arguments(parser.parse_overrides(params + task), None)
+    [cells] = basic_sweeper().split_arguments(parser.parse_overrides(params + task), None)
     return cells
+
+
+def basic_sweeper() -> Any:
+    """Hydra's basic sweeper class, found through Hydra's public plugin discovery (its module
+    is private to Hydra). Relied on: its static ``split_arguments(overrides, None)`` returns
+    one batch of every job's overrides, the product of the sweeps in key order, a key given
+    twice taking its last value (tests/test_harness.py pins it)."""
+    for sweeper in Plugins.instance().discover(Sweeper):
+        if sweeper.__name__ == "BasicSweeper":
+            return sweeper
+    raise RuntimeError("Hydra's BasicSweeper plugin is not installed")
 
 
 def preflight(argv: Sequence[str]) -> None:

@@ -8,7 +8,7 @@ entry point that runs a master search with any executor.
 ``run.py ... parallel.backend=dask`` runs a cell's searches this way, one after the other
 (``dask_batch``): ``algo=nested`` (with memorization) is a top-level beam of width 1 over
 lower nested searches, ``algo=beam`` a top-level beam of ``s_L`` over lower beams of widths
-``s_1 .. s_L-1`` (``dask_plan``). One cluster serves every search of a cell
+``s_1 .. s_L-1`` (each algorithm record's ``dask_plan``). One cluster serves every search of a cell
 (``dask_session``), which also sends Dask's log to ``<cell>/dask.log``; ``check_scheduler``
 refuses an address where no scheduler answers before any folder is made.
 
@@ -40,7 +40,7 @@ from nmcs.search.executors import DaskExecutor, InProcess
 from nmcs.search.master import MasterResult, master_search
 from nmcs.search.nrpa import uses_bias
 from nmcs.search.nrpa_master import nrpa_master_search
-from nmcs.search.registry import algorithm
+from nmcs.search.registry import DaskPlan, Settings, algorithm, names
 
 
 def remote_search(game: str, level: int, algo: str, options: dict, state, seed: int):
@@ -127,37 +127,22 @@ def parallel_search(
             executor.close()
 
 
-NRPA_FAMILY = ("nrpa", "gnrpa")
-
-
-def dask_plan(algo: str, level: int, memorize: bool, memorize_from: int, options: dict) -> tuple:
-    """``(top_width, lower_algo, lower_options)`` of a cell run with ``parallel.backend=dask``
-    (for NRPA: the batch, the algorithm, its options at the level below); ValueError (one
-    line naming the key) for a search the master/remote version cannot run."""
+def dask_plan(algo: str, level: int, memorize: bool, memorize_from: int, options: dict) -> DaskPlan:
+    """How a cell run with ``parallel.backend=dask`` runs each search: the algorithm record's
+    ``dask_plan`` (``nmcs.search.registry.DaskPlan``), its lower algorithm named; ValueError
+    (one line naming the key) for a search the master/remote version cannot run."""
     if level < 1:
         raise ValueError(f"level = {level}: parallel.backend=dask needs level >= 1")
-    if algo in NRPA_FAMILY:
-        # The top level on the master (nmcs.search.nrpa_master), one level below remotely.
-        batch = algo_config(algorithm(algo), options).batch
-        return batch, algo, {**options, "batch": 1}
-    if algo == "nested":
-        if not memorize or memorize_from != 1:
-            raise ValueError(
-                "parallel.backend=dask runs algo=nested with memorize=true and memorize_from=1 "
-                "(its top level is a beam of width 1, which memorizes)"
-            )
-        return 1, "nested", {"memorize": True}
-    if algo == "beam":
-        from nmcs.search.beam import beam_widths  # noqa: PLC0415 - search module, on demand
-
-        widths = beam_widths(level, options.get("beam", 1))[:level]
-        if level == 1:
-            return widths[0], "nested", {}  # the children's searches are playouts
-        return widths[-1], "beam", {"beam": widths[:-1]}
-    raise ValueError(
-        f"parallel.backend=dask: algo={algo} has no master/remote version "
-        "(allowed: nested, beam, nrpa, gnrpa)"
-    )
+    record = algorithm(algo)
+    if record.dask_plan is None:
+        able = [name for name in names() if algorithm(name).dask_plan is not None]
+        raise ValueError(
+            f"parallel.backend=dask: algo={algo} has no master/remote version "
+            f"(allowed: {', '.join(able)})"
+        )
+    settings = Settings(level=level, memorize=memorize, memorize_from=memorize_from)
+    plan = record.dask_plan(options, settings)
+    return plan._replace(lower_algo=plan.lower_algo or algo)  # None: the same algorithm
 
 
 # A scheduler must accept a connection and speak within this many seconds (then answer
@@ -382,10 +367,15 @@ def dask_batch(
     """The searches of ``seeds``, one after the other, each spread over the workers of
     ``executor`` (the master here; ``dask_session``); the same results whatever the
     executor."""
-    top_width, lower_algo, lower_options = dask_plan(algo, level, memorize, memorize_from, options)
+    plan = dask_plan(algo, level, memorize, memorize_from, options)
+    top_width, lower_algo, lower_options = (
+        plan.top_width,
+        plan.lower_algo or algo,
+        plan.lower_options,
+    )
     kernels = game_module(game)
     master: Callable
-    if algo in NRPA_FAMILY:
+    if plan.master == "nrpa":
         lower = partial(remote_nrpa, game, level - 1, lower_algo, lower_options)
         lower(state0, 0, np.zeros(0, np.int64), np.zeros(0))  # warm the cache here first
         target = getattr(kernels, "target_score", None)

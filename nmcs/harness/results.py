@@ -37,17 +37,18 @@ IDENTITY_COLUMNS = ("cell", "search")
 ADDED_KEYS = {"memorize_from": 1, "stop_at_target": True}
 # Result columns added later, with the value rows written before them had.
 ADDED_COLUMNS = {**ADDED_KEYS, "parallel_backend": "none"}
-# Algorithm options (``algo.<key>``) added after results were published, per algorithm, with the
-# value of the old behaviour: at that value they stay out of a cell's identity, and readers fill
-# them into the ``algo_<key>`` column of older rows of that algorithm.
-_BEAM_RULES = {"ties": "random", "merge_duplicates": False}
-_NRPA_BATCH: dict[str, Any] = {"batch": 1}
-ADDED_ALGO_OPTIONS: dict[str, dict[str, Any]] = {
-    "beam": _BEAM_RULES,
-    "iterative_beam": _BEAM_RULES,
-    "nrpa": _NRPA_BATCH,
-    "gnrpa": _NRPA_BATCH,
-}
+
+
+def added_algo_options() -> dict[str, dict[str, Any]]:
+    """Algorithm options (``algo.<key>``) added after results were published, per algorithm,
+    with the value of the old behaviour, as each option's field declares it
+    (``nmcs.search.registry.added_option``): at that value they stay out of a cell's identity,
+    and readers fill them into the ``algo_<key>`` column of older rows of that algorithm. Read
+    from the algorithm records when needed, so that importing this module needs no numba."""
+    from nmcs.search import registry  # noqa: PLC0415 - the records, on demand
+
+    added = {a.name: a.added_options() for a in registry.REGISTRY.records()}
+    return {name: options for name, options in added.items() if options}
 
 
 ALGO_PREFIX = "algo_"
@@ -127,19 +128,19 @@ def without_added_defaults(algo: str, options: dict[str, Any]) -> dict[str, Any]
     """``options`` (by config key) without the added options at their old-behaviour value:
     what a cell's identity and its ``algo_options`` string hold, so that both stay as they
     were written before the option existed."""
-    added = ADDED_ALGO_OPTIONS.get(algo, {})
+    added = added_algo_options().get(algo, {})
     return {k: v for k, v in options.items() if not (k in added and v == added[k])}
 
 
 def with_added_algo_options(df: pd.DataFrame, keys: Iterable[str] | None = None) -> pd.DataFrame:
-    """``df`` with the options of ``ADDED_ALGO_OPTIONS`` filled, at their old-behaviour value,
+    """``df`` with the options of ``added_algo_options()`` filled, at their old-behaviour value,
     into the rows of their algorithm written before the option existed (``keys``: only
     these options)."""
     if "algo" not in df.columns:
         return df
     keys = None if keys is None else set(keys)
     present = set(df["algo"].dropna().unique())
-    for algo, added in ADDED_ALGO_OPTIONS.items():
+    for algo, added in added_algo_options().items():
         if algo not in present:
             continue
         rows = df["algo"] == algo

@@ -87,7 +87,7 @@ from nmcs.search.anytime import (
     target_score_kernel,
 )
 from nmcs.search.nested import MAX_LEVEL
-from nmcs.search.registry import Algorithm, Settings, register
+from nmcs.search.registry import Algorithm, DaskPlan, Settings, added_option, register
 
 POS, LEN, SCORE, HASH = 0, 1, 2, 3
 PARENT, MOVE, CLEN, CSCORE, ORDER, CHASH = 0, 1, 2, 3, 4, 5
@@ -557,9 +557,9 @@ class BeamConfig:
     (a time budget is refused: the result would depend on the machine)."""
 
     name: str = "beam"
-    beam: list[int] = field(default_factory=lambda: [1])
-    ties: str = "random"
-    merge_duplicates: bool = False
+    beam: list[int] = field(default_factory=lambda: [1])  # [s1, ..., s_level], ground level up
+    ties: str = added_option("random", "random")  # random | first (move-generation order)
+    merge_duplicates: bool = added_option(False, False)  # true: a position once per beam
 
     def check(self, settings: Settings) -> None:
         beam_widths(settings.level, self.beam)
@@ -577,9 +577,9 @@ class IterativeBeamConfig:
     options as ``algo=beam``)."""
 
     name: str = "iterative_beam"
-    beam: list[int] = field(default_factory=lambda: [1])
-    ties: str = "random"
-    merge_duplicates: bool = False
+    beam: list[int] = field(default_factory=lambda: [1])  # [s1, ..., s_level], ground level up
+    ties: str = added_option("random", "random")  # random | first (move-generation order)
+    merge_duplicates: bool = added_option(False, False)  # true: a position once per beam
 
     def check(self, settings: Settings) -> None:
         beam_widths(settings.level, self.beam)
@@ -647,6 +647,16 @@ def build_iterative_beam_search(game, levels: int):
     return _new_workspace(new_beam_workspace), build_restarts(game, begin, once)
 
 
+def beam_dask_plan(options: dict, settings: Settings) -> DaskPlan:
+    """Dask: a top-level beam of ``s_L`` on the master over lower beams of widths ``s_1 ..
+    s_L-1`` on the workers (at level 1 the children's searches are playouts)."""
+    level = settings.level
+    widths = beam_widths(level, options.get("beam", BeamConfig().beam))[:level]
+    if level == 1:
+        return DaskPlan(widths[0], "nested", {})
+    return DaskPlan(widths[-1], "beam", {"beam": widths[:-1]})
+
+
 BEAM = register(
     Algorithm(
         name="beam",
@@ -656,6 +666,8 @@ BEAM = register(
         needs_budget=None,
         max_level=MAX_LEVEL,
         level_brackets=(0, 1),
+        per_level=True,
+        dask_plan=beam_dask_plan,
     )
 )
 ITERATIVE_BEAM = register(
@@ -668,5 +680,6 @@ ITERATIVE_BEAM = register(
         writes_trace=True,
         max_level=MAX_LEVEL,
         level_brackets=(0, 1),
+        per_level=True,
     )
 )

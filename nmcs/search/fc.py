@@ -91,6 +91,5 @@ FC = register(
         build=build_fc_search,
         needs_budget=True,
         games=("sudoku",),
-        per_level=False,
     )
 )

@@ -84,7 +84,7 @@ from nmcs.search.anytime import (
     target_score_kernel,
     time_is_up,
 )
-from nmcs.search.registry import Algorithm, Settings, register
+from nmcs.search.registry import Algorithm, DaskPlan, Settings, register
 
 MAX_LEVEL = 6
 NEVER_MEMORIZE = MAX_LEVEL + 1  # the ``memorize`` argument of a search that never memorizes
@@ -505,6 +505,17 @@ def build_iterative_search(game, levels: int):
     return new_workspace, build_restarts(game, begin, once)
 
 
+def nested_dask_plan(options: dict, settings: Settings) -> DaskPlan:
+    """Dask: a top-level beam of width 1 on the master (which memorizes) over nested searches
+    of the level below on the workers."""
+    if not settings.memorize or settings.memorize_from != 1:
+        raise ValueError(
+            "parallel.backend=dask runs algo=nested with memorize=true and memorize_from=1 "
+            "(its top level is a beam of width 1, which memorizes)"
+        )
+    return DaskPlan(1, "nested", {"memorize": True})
+
+
 NESTED = register(
     Algorithm(
         name="nested",
@@ -514,6 +525,8 @@ NESTED = register(
         max_level=MAX_LEVEL,
         memorizes=True,
         stop_rule=True,
+        per_level=True,
+        dask_plan=nested_dask_plan,
     )
 )
 ITERATIVE = register(
@@ -527,5 +540,6 @@ ITERATIVE = register(
         max_level=MAX_LEVEL,
         memorizes=True,
         stop_rule=True,
+        per_level=True,
     )
 )

@@ -30,12 +30,7 @@ that spends it and returning the best game it knows (so the budget works as for
 A game with a target score (Sudoku) stops every level at the first playout that reaches it.
 The anytime trace records each playout that beats the best so far.
 
-The policy: one open-addressing hash table (linear probing) per level, int64 codes and float64
-weights in numpy arrays, beside exp(w / tau) of each code (so a playout calls no exp); a
-missing code has weight 0. Each table also lists its occupied slots, so copying a policy to the
-level below (and clearing it) costs the number of codes it holds, not its capacity. The
-capacity (a power of two, at least 4 x (max moves + 1) x max branching, at most 2**21) is fixed
-per search; a table filled to 3/4 raises an error rather than degrade.
+The policy: one hash table per level (``nmcs.search.nrpa_table``, whose docstring says how).
 
 The adaptation caches, per level, the table slot of every legal move's code at every step of
 the best sequence (a code's slot never changes once inserted): above level 1 by replaying a
@@ -91,16 +86,22 @@ from nmcs.search.anytime import (
     target_score_kernel,
     time_is_up,
 )
-from nmcs.search.registry import Algorithm, Settings, register
+from nmcs.search.nrpa_table import (
+    EMPTY,
+    MAX_CAPACITY,  # noqa: F401 - re-exported
+    MIN_CAPACITY,  # noqa: F401 - re-exported
+    copy_table,
+    find_slot,
+    insert_code,
+    load_policy,
+    table_capacity,
+    weight,
+)
+from nmcs.search.registry import Algorithm, DaskPlan, Settings, added_option, register
 
 MAX_LEVEL = 4
-EMPTY = np.int64(-1)
-MIN_CAPACITY = 1 << 12
-MAX_CAPACITY = 1 << 21
 CTL_CUT, CTL_BEST, CTL_TARGET, CTL_BIAS = 4, 5, 6, 7
 CTL_SIZE = 8
-_GOLD = np.uint64(0x9E3779B97F4A7C15)
-_S29 = np.uint64(29)
 
 
 NO_CODES = np.zeros(0, np.int64)
@@ -154,83 +155,6 @@ class NrpaWorkspace(NamedTuple):
     stats: np.ndarray
     ctl: np.ndarray
     n_trace: np.ndarray
-
-
-# --- The policy table --------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always")
-def _slot(keys, t, code):
-    """The slot of ``code`` in table ``t``, or the empty slot where it would go."""
-    mask = keys.shape[1] - 1
-    h = np.uint64(code) * _GOLD
-    i = np.int64((h ^ (h >> _S29)) & np.uint64(mask))
-    while True:
-        k = keys[t, i]
-        if k == code or k == EMPTY:
-            return i
-        i = (i + 1) & mask
-
-
-@njit(cache=True, inline="always")
-def weight(ws, t, code):
-    """The weight of ``code`` in table ``t`` (0 if it has none)."""
-    i = _slot(ws.keys, t, code)
-    return ws.vals[t, i] if ws.keys[t, i] == code else 0.0
-
-
-@njit(cache=True, inline="always")
-def insert_code(keys, vals, evals, slots, used, t, code):
-    """The slot of ``code`` in table ``t``, inserted with weight 0 if missing. Takes the
-    table's arrays, not the workspace: a call that passes the whole workspace tuple costs
-    about 20 arrays of machine words."""
-    i = _slot(keys, t, code)
-    if keys[t, i] == EMPTY:
-        n = used[t]
-        if 4 * (n + 1) > 3 * keys.shape[1]:
-            raise RuntimeError("nrpa: policy table full (more codes than capacity allows)")
-        keys[t, i] = code
-        vals[t, i] = 0.0
-        evals[t, i] = 1.0
-        slots[t, n] = i
-        used[t] = n + 1
-    return i
-
-
-@njit(cache=True)
-def copy_table(ws, dst, src):
-    """Table ``dst`` := table ``src`` (same capacity and hash, so the same slots)."""
-    keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
-    for j in range(used[dst]):
-        keys[dst, slots[dst, j]] = EMPTY
-    n = used[src]
-    for j in range(n):
-        i = slots[src, j]
-        keys[dst, i] = keys[src, i]
-        vals[dst, i] = vals[src, i]
-        evals[dst, i] = evals[src, i]
-        slots[dst, j] = i
-    used[dst] = n
-
-
-@njit(cache=True)
-def load_policy(ws, t, codes, weights, tau):
-    """Table ``t`` := the policy of the pairs (``codes[i]``, ``weights[i]``) (table empty)."""
-    keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
-    inv_tau = 1.0 / tau
-    for i in range(codes.shape[0]):
-        j = insert_code(keys, vals, evals, slots, used, t, codes[i])
-        vals[t, j] = weights[i]
-        evals[t, j] = math.exp(weights[i] * inv_tau)
-
-
-def table_capacity(max_moves: int, max_branching: int) -> int:
-    """Slots of a policy table for a game with these bounds (see the module docstring)."""
-    need = 4 * (max_moves + 1) * max_branching
-    cap = MIN_CAPACITY
-    while cap < need and cap < MAX_CAPACITY:
-        cap *= 2
-    return cap
 
 
 # --- The search --------------------------------------------------------------------------------
@@ -324,7 +248,7 @@ def build_nrpa(game: Any) -> tuple:
         total = 0.0
         for i in range(n):
             c = code(state, legal[i])
-            j = _slot(keys, t, c)
+            j = find_slot(keys, t, c)
             r_code[u + i] = c
             r_slot[u + i] = j
             e = evals[t, j] if keys[t, j] == c else 1.0
@@ -693,7 +617,7 @@ class NrpaConfig:
     name: str = "nrpa"
     iterations: int = 100
     alpha: float = 1.0
-    batch: int = 1
+    batch: int = added_option(1, 1)  # level-(L-1) searches per top-level iteration (1: NRPA)
 
     def check(self, settings: Settings) -> None:
         _check_options(self.iterations, self.alpha, 1.0, self.batch, settings.level)
@@ -707,7 +631,7 @@ class GnrpaConfig:
     iterations: int = 100
     alpha: float = 1.0
     tau: float = 1.0
-    batch: int = 1
+    batch: int = added_option(1, 1)  # level-(L-1) searches per top-level iteration (1: NRPA)
 
     def check(self, settings: Settings) -> None:
         _check_options(self.iterations, self.alpha, self.tau, self.batch, settings.level)
@@ -741,9 +665,17 @@ def build_nrpa_search(game: Any, levels: int) -> tuple:
     return build_nrpa(game)[:2]
 
 
-# The games with move codes: the single-player games of this package. needs_budget=None: a
-# search runs to completion without a budget, and a budget, if given, repeats and cuts it.
-_CODED_GAMES = ("leftmove", "leftmost", "sudoku", "samegame", "morpion")
+# requires=("code",): the games whose kernels give a move's code (nmcs.games.protocol).
+# needs_budget=None: a search runs to completion without a budget, and a budget, if given,
+# repeats and cuts it.
+
+
+def nrpa_dask_plan(options: dict, settings: Settings) -> DaskPlan:
+    """Dask: the top level's policy on the master (``nmcs.search.nrpa_master``), ``batch``
+    searches of the level below per iteration on the workers."""
+    batch = options.get("batch", NrpaConfig.batch)
+    return DaskPlan(batch, None, {**options, "batch": 1}, master="nrpa")
+
 
 NRPA = register(
     Algorithm(
@@ -753,9 +685,9 @@ NRPA = register(
         build=build_nrpa_search,
         needs_budget=None,
         writes_trace=True,
-        games=_CODED_GAMES,
+        requires=("code",),
         max_level=MAX_LEVEL,
-        per_level=False,
+        dask_plan=nrpa_dask_plan,
     )
 )
 GNRPA = register(
@@ -766,8 +698,8 @@ GNRPA = register(
         build=build_nrpa_search,
         needs_budget=None,
         writes_trace=True,
-        games=_CODED_GAMES,
+        requires=("code",),
         max_level=MAX_LEVEL,
-        per_level=False,
+        dask_plan=nrpa_dask_plan,
     )
 )

@@ -215,6 +215,7 @@ class ReflexiveConfig:
     and also takes an int."""
 
     name: str = "reflexive"
+    # from the ground level up; one value = the same at every level
     games: list[int] | None = field(default_factory=lambda: [100, 1000])
 
     def check(self, settings: Settings) -> None:
@@ -271,6 +272,5 @@ REFLEXIVE = register(
         params=reflexive_params,
         build=build_reflexive_search,
         max_level=MAX_LEVEL,
-        per_level=False,
     )
 )

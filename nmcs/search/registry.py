@@ -1,10 +1,11 @@
 """The algorithm registry: one record per search algorithm, the only place the harness, the
 validation, the packing of engine parameters and the compiled engine learn about algorithms.
 
-A search module registers its algorithms at its bottom (``register(Algorithm(...))``); this
-module imports the built-in search modules on first use, and any module named in the
-``NMCS_PLUGINS`` environment variable (comma-separated), so an algorithm written outside the
-package is found the same way. Adding an algorithm = one search module + ``conf/algo/NAME.yaml``.
+A search module registers its algorithms at its bottom (``register(Algorithm(...))``); the
+registry (``nmcs.core.registry``) imports every public module of ``nmcs.search`` on first use,
+and any module named in the ``NMCS_PLUGINS`` environment variable (comma-separated), so an
+algorithm written outside the package is found the same way. Adding an algorithm = one search
+module + ``conf/algo/NAME.yaml`` (docs/extending.md).
 
 A record says::
 
@@ -25,24 +26,41 @@ A record says::
                   completion and refuses a budget; None: runs to completion without one and
                   takes one if given (NRPA: the budget repeats and cuts the search)
     writes_trace  True: returns an anytime trace (seconds, playouts, best score) per search
-    games         the games it accepts (None: every game)
+    games         the games it accepts (None: every game that has what ``requires`` names)
+    requires      the optional game capabilities it needs (``nmcs.games.protocol.
+                  CAPABILITIES``; NRPA: ``("code",)``): a game whose kernels lack one is
+                  refused in one line, and the conformance test skips the pair
+    dask_plan     optional (options, settings) -> ``DaskPlan``: how ``parallel.backend=dask``
+                  runs a search of the algorithm, a top level on the master over searches of
+                  the level below on the workers (``nmcs.harness.parallel``); raises
+                  ValueError (one line naming the key) for a search it cannot run this way;
+                  None: the algorithm has no master/remote version
+    doc           one line on what the algorithm is (default: the first sentence of the
+                  config's docstring; ``summary()``), for the reference pages
     stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
                   game's target score); False: refuses ``stop_at_target=false``
     max_level     the largest ``level`` it takes
     memorizes     True: reads ``memorize`` and ``memorize_from`` (nested searches); False:
                   ignores them, and naming them on the command line is refused
     per_level     True: ``build`` compiles only the levels it is asked for, so each level
-                  bracket has its own entry point (``nmcs.search.engine.compiled_levels``);
-                  False: ``build`` ignores ``levels`` and one entry point serves every level
-                  (reflexive search, UCT, forward checking: compiling one per level would
-                  compile the same code again; NRPA and GNRPA: one function for every level,
-                  which calls itself for the level below)
+                  bracket has its own entry point (``nmcs.search.engine.compiled_levels``;
+                  nested and beam search); False (the default): ``build`` ignores ``levels``
+                  and one entry point serves every level (reflexive search, UCT, forward
+                  checking: compiling one per level would compile the same code again; NRPA
+                  and GNRPA: one function for every level, which calls itself for the level
+                  below)
     level_brackets  with ``per_level``: the highest level of each entry point but the last,
                   which serves every level above them (None: ``engine.LEVEL_BRACKETS``, 0, 1,
                   2, 3; beam search: (0, 1), its levels 2 and up run in one entry point)
 
 ``settings`` (``Settings``) are the top-level keys every algorithm may read: level, memorize
 and the budget.
+
+Each option's default is written once, in the config dataclass (the YAML file selects the
+schema and documents nothing twice). An option added after results were published carries, in
+its field's metadata, the value that reproduces the old behaviour (``added_option(default,
+old)``): at that value it stays out of a cell's identity, and readers fill it into older rows
+(``nmcs.harness.results``).
 
 Numba and names: engine parameters and workspaces are ``typing.NamedTuple`` classes defined at
 module level; numba passes them to and builds them in ``@njit(cache=True)`` code and caches
@@ -55,14 +73,15 @@ compiles a second specialization), so ``params`` functions cast every field.
 
 from __future__ import annotations
 
-import importlib
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 from nmcs.core.errors import ConfigError  # noqa: F401 - re-exported
+from nmcs.core.registry import PLUGINS_ENV, Registry
 
+# The order of the listings (names(), messages, docs); every public module of the package is
+# imported all the same, so a new one needs no entry here (it is listed after these).
 BUILTIN_MODULES = (
     "nmcs.search.nested",
     "nmcs.search.reflexive",
@@ -71,7 +90,17 @@ BUILTIN_MODULES = (
     "nmcs.search.fc",
     "nmcs.search.nrpa",
 )
-PLUGINS_ENV = "NMCS_PLUGINS"
+ADDED = "added"  # field metadata: the value of an added option that gives the old behaviour
+
+__all__ = ["PLUGINS_ENV", "Algorithm", "DaskPlan", "Settings", "added_option", "algorithm"]
+
+
+def added_option(default: Any, old: Any) -> Any:
+    """A config field added after results were published: ``default`` now, ``old`` the value
+    that gives the behaviour of before (``Algorithm.added_options``)."""
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata={ADDED: old})
+    return field(default=default, metadata={ADDED: old})
 
 
 class Settings(NamedTuple):
@@ -90,6 +119,19 @@ class Settings(NamedTuple):
         return self.max_seconds > 0 or self.max_playouts > 0
 
 
+class DaskPlan(NamedTuple):
+    """How ``parallel.backend=dask`` runs one search: the master's top level of width
+    ``top_width`` over searches of ``lower_algo`` (None: the same algorithm) with
+    ``lower_options`` one level below, on the workers; ``master`` is ``"beam"``
+    (``nmcs.search.master``) or ``"nrpa"`` (``nmcs.search.nrpa_master``: the top-level policy
+    on the master)."""
+
+    top_width: int
+    lower_algo: str | None
+    lower_options: dict
+    master: str = "beam"
+
+
 @dataclass(frozen=True)
 class Algorithm:
     """One search algorithm (see the module docstring)."""
@@ -104,8 +146,11 @@ class Algorithm:
     stop_rule: bool = False
     max_level: int = 6
     memorizes: bool = False
-    per_level: bool = True
+    per_level: bool = False
     level_brackets: tuple[int, ...] | None = None
+    requires: tuple[str, ...] = ()
+    dask_plan: Callable[[Any, Settings], DaskPlan] | None = None
+    doc: str = ""
 
     def __post_init__(self) -> None:
         b = self.level_brackets
@@ -124,52 +169,87 @@ class Algorithm:
         """The ``algo.*`` keys (the config's fields without ``name``)."""
         return [f.name for f in fields(self.config) if f.name != "name"]
 
+    def added_options(self) -> dict[str, Any]:
+        """The options added after results were published, each with the value that gives the
+        old behaviour (``added_option``)."""
+        return {f.name: f.metadata[ADDED] for f in fields(self.config) if ADDED in f.metadata}
 
-_ALGORITHMS: dict[str, Algorithm] = {}
-_loaded = False
+    def defaults(self) -> Any:
+        """The config with every option at its default."""
+        return self.config()
+
+    def summary(self) -> str:
+        """``doc``, or the first sentence of the config's docstring."""
+        return self.doc or first_sentence(self.config.__doc__)
+
+
+def first_sentence(text: str | None) -> str:
+    """The first sentence of a docstring, on one line."""
+    flat = " ".join((text or "").split())
+    return flat.split(". ")[0].rstrip(".") + "." if flat else ""
+
+
+def _check_record(record: Algorithm) -> None:
+    from nmcs.games.protocol import CAPABILITIES  # noqa: PLC0415 - games import on demand
+
+    unknown = [c for c in record.requires if c not in CAPABILITIES]
+    if unknown:
+        raise ValueError(
+            f"algorithm {record.name!r}: requires {', '.join(unknown)}: not a game capability "
+            f"(allowed: {', '.join(CAPABILITIES)})"
+        )
+
+
+REGISTRY: Registry[Algorithm] = Registry(
+    "algo",
+    "nmcs.search",
+    BUILTIN_MODULES,
+    lambda record: record.build.__module__,
+    check=_check_record,
+)
 
 
 def register(algorithm: Algorithm) -> Algorithm:
     """Add (or replace) an algorithm; returns it, so a module can keep the record."""
-    if algorithm.build.__module__ not in BUILTIN_MODULES:
-        _load()  # the built-in ones first, whatever imports first
-    _ALGORITHMS[algorithm.name] = algorithm
-    return algorithm
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in BUILTIN_MODULES:
-        importlib.import_module(module)
-    for module in filter(None, os.environ.get(PLUGINS_ENV, "").split(",")):
-        importlib.import_module(module.strip())
+    return REGISTRY.register(algorithm.name, algorithm)
 
 
 def names() -> list[str]:
     """The registered algorithms: the built-in ones in ``BUILTIN_MODULES`` order (whatever
     imported first), then the others in registration order."""
-    _load()
-    return sorted(_ALGORITHMS, key=lambda name: _rank(_ALGORITHMS[name].build.__module__))
-
-
-def _rank(module: str) -> int:
-    return BUILTIN_MODULES.index(module) if module in BUILTIN_MODULES else len(BUILTIN_MODULES)
+    return REGISTRY.names()
 
 
 def algorithm(name: str) -> Algorithm:
     """The record of algorithm ``name``; ValueError listing the choices if there is none."""
-    _load()
-    if name not in _ALGORITHMS:
-        raise ValueError(f"unknown algo '{name}' (allowed: {', '.join(names())})")
-    return _ALGORITHMS[name]
+    return REGISTRY.get(name)
+
+
+def lacks(algo: Algorithm, game: str) -> str | None:
+    """Why ``algo`` cannot search ``game`` (one line), or None if it can: the game is not one
+    of ``algo.games``, or its kernels lack a capability ``algo.requires``."""
+    from nmcs.games import registry as games  # noqa: PLC0415 - search imports games on demand
+
+    if algo.games is not None and game not in algo.games:
+        return f"algo={algo.name} is for game={' or game='.join(algo.games)}, not game={game}"
+    record = games.game(game)
+    absent = [c for c in algo.requires if not hasattr(record.kernels, c)]
+    if record.cells != "searches" or absent:
+        able = [
+            name
+            for name in games.names()
+            if games.game(name).cells == "searches"
+            and all(hasattr(games.game(name).kernels, c) for c in algo.requires)
+            and (algo.games is None or name in algo.games)
+        ]
+        what = f"no {', '.join(absent)} kernel" if absent else "two players"
+        return f"algo={algo.name}: game={game} has {what} (allowed: {', '.join(able)})"
+    return None
 
 
 def memorizing() -> list[str]:
     """The algorithms that read ``memorize`` and ``memorize_from``."""
-    return [name for name in names() if _ALGORITHMS[name].memorizes]
+    return [name for name in names() if algorithm(name).memorizes]
 
 
 def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = None) -> None:
@@ -198,20 +278,19 @@ def check(algo: Algorithm, options: Any, settings: Settings, game: str | None = 
         raise ValueError(f"budget: algo={algo.name} needs budget.seconds and/or budget.playouts")
     if settings.has_budget and algo.needs_budget is False:
         # A budget that is silently ignored would label results with a limit they never had.
-        budgeted = [a.name for a in _ALGORITHMS.values() if a.needs_budget is not False]
+        budgeted = [a.name for a in REGISTRY.records() if a.needs_budget is not False]
         raise ValueError(
             f"budget: algo={algo.name} runs to completion and takes no budget "
             f"(budgets are for algo={' or algo='.join(budgeted)}; "
             "set budget.seconds=null budget.playouts=null)"
         )
     if not settings.stop_at_target and not algo.stop_rule:
-        takes = [a.name for a in _ALGORITHMS.values() if a.stop_rule]
+        takes = [a.name for a in REGISTRY.records() if a.stop_rule]
         raise ValueError(
             f"stop_at_target = false: algo={algo.name} does not take it "
             f"(only algo={' or algo='.join(takes)})"
         )
-    if game is not None and algo.games is not None and game not in algo.games:
-        raise ValueError(
-            f"algo={algo.name} is for game={' or game='.join(algo.games)}, not game={game}"
-        )
+    why = None if game is None else lacks(algo, game)
+    if why is not None:
+        raise ValueError(why)
     options.check(settings)

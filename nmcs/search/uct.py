@@ -278,7 +278,7 @@ class UctConfig:
 
     name: str = "uct"
     c: float = DEFAULT_C
-    nodes: int = 0
+    nodes: int = 0  # tree capacity per worker, 0 = automatic
     edges: int = 0
 
     # Python API (and algo_options column) names of the fields.
@@ -336,6 +336,5 @@ UCT = register(
         needs_budget=True,
         writes_trace=True,
         max_level=MAX_LEVEL,
-        per_level=False,
     )
 )

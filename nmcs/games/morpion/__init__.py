@@ -20,7 +20,9 @@ class MorpionOptions:
     """``game=morpion`` options (``conf/game/morpion.yaml``)."""
 
     name: str = "morpion"
+    # 5D (disjoint: same-direction lines share no dot) | 5T (touching: they may share one end dot)
     variant: str = "5D"
+    # random | mobility (Reflexive paper 2.3: among the moves leading to the most legal moves)
     policy: str = "random"
 
     def check(self) -> None:

@@ -18,12 +18,13 @@ class SameGameOptions:
     """``game=samegame`` options (``conf/game/samegame.yaml``)."""
 
     name: str = "samegame"
+    # 0..19: position of the standard test set (15x15, 5 colours); null: random board
     instance: int | None = 0
-    width: int = 15
-    height: int = 15
-    colors: int = 5
-    board_seed: int = 0
-    policy: str = "tabu"
+    width: int = 15  # 1..64, random boards only (must be 15 with an instance)
+    height: int = 15  # 1..64, random boards only (must be 15 with an instance)
+    colors: int = 5  # 1..20, random boards only (must be 5 with an instance)
+    board_seed: int = 0  # >= 0, seed of the random board (instance=null)
+    policy: str = "tabu"  # tabu (TabuColorRandom) | random (uniform over groups)
 
     def check(self) -> None:
         if self.policy not in POLICIES:

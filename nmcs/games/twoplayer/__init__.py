@@ -58,10 +58,10 @@ class TwoPlayerGameOptions:
     ``rows`` and ``cols``) and the misere switch (the rule winner loses)."""
 
     name: str = "breakthrough"
-    rows: int | None = None
+    rows: int | None = None  # null = the usual board; 2..19 (pawn games: 4..19)
     cols: int | None = None
-    misere: bool = False
-    size: int | None = None
+    misere: bool = False  # the rule winner loses (the paper's misere versions)
+    size: int | None = None  # a square board (game.size=5,6,8 sweeps boards); null: rows, cols
 
     def check(self) -> None:
         rows, cols = board(self.name, self.rows, self.cols, self.size)
@@ -133,6 +133,7 @@ def _register(name: str, module: str = __name__) -> Game:
             make_state=make,
             describe=_describe,
             cells="matches",
+            doc=" ".join((protocol.MODULES[name].__doc__ or "").split()).split(". ")[0],
         )
     )
 

@@ -84,6 +84,7 @@ import numpy as np
 from numba import njit
 
 from nmcs.core.generated import load_generated, source_digest
+from nmcs.games.protocol import TwoPlayerRules, members, missing
 from nmcs.games.twoplayer import atarigo, breakthrough, domineering, knightthrough, nogo
 from nmcs.games.twoplayer.layout import (
     COLS,
@@ -111,16 +112,7 @@ from nmcs.games.twoplayer.layout import (
 BUILTIN_GAMES = (breakthrough, knightthrough, domineering, nogo, atarigo)
 MODULES: dict[str, ModuleType] = {}
 GAMES: dict[str, int] = {}
-REQUIRED = (
-    "NAME",
-    "DEFAULT_ROWS",
-    "DEFAULT_COLS",
-    "fill_initial",
-    "legal_moves",
-    "play",
-    "max_moves",
-    "rule_winner",
-)
+REQUIRED = members(TwoPlayerRules)  # the one game protocol (nmcs.games.protocol)
 JITTED = ("legal_moves", "play", "max_moves")
 SYMBOLS = {EMPTY: ".", P0: "x", P0 + 1: "o"}
 PLAYER_SYMBOL = "xo"
@@ -137,9 +129,9 @@ def add_game(module: ModuleType) -> int:
     """Add a game module to the protocol (see the module docstring for what it holds); returns
     its id. Adding a module again returns its id; another module of the same name replaces
     it under the same id. ValueError (one line) for a module that lacks something."""
-    missing = [a for a in REQUIRED if not hasattr(module, a)]
-    if missing:
-        raise ValueError(f"two-player game module {module.__name__}: no {', '.join(missing)}")
+    lacking = missing(module, TwoPlayerRules)
+    if lacking:
+        raise ValueError(f"two-player game module {module.__name__}: no {', '.join(lacking)}")
     name = module.NAME
     if not isinstance(name, str) or not re.fullmatch(r"[a-z]+", name):
         raise ValueError(f"{module.__name__}: NAME must be lower-case letters, got {name!r}")
