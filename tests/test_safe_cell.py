@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import start_run_py
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness import cell as driver
 from nmcs.harness import cell_files
 from nmcs.harness.cell_files import CellLocked, CellWriteError
-from tests.helpers import REPO
 
 
 @dataclass
@@ -267,24 +267,8 @@ def test_the_estimate_reads_earlier_runs(tmp_path):
     assert estimate([StandIn(10**6, seed=1)], tmp_path / "none") is None  # nothing known
 
 
-def _run_py(out: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "run.py",
-            "level=3",
-            "n_searches=300",
-            "chunk_seconds=0.05",
-            "progress=false",
-            "workers=1",
-            f"hydra.run.dir={out}",
-            *extra,
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _run_py(out: Path) -> subprocess.Popen:
+    return start_run_py(out, "n_searches=300")
 
 
 def test_sigterm_stops_like_ctrl_c_and_the_rerun_resumes(tmp_path):

@@ -3,11 +3,11 @@ pre-flight check in one line naming the key, before any folder is made (docs/saf
 
 import numpy as np
 import pytest
+from helpers import preflight_error, run_python
 
 import nmcs
 from nmcs.core.errors import ConfigError
 from nmcs.harness.results import ResultsFileError, read_results
-from tests.helpers import preflight_error, run_python
 
 REFUSED = [
     # memorize and memorize_from: the algorithm's record says it does not memorize
