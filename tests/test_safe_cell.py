@@ -124,7 +124,8 @@ def test_foreign_and_broken_chunks_are_quarantined_and_rerun(tmp_path, capsys):
     assert any("foreign.parquet" in line and "rows of another cell" in line for line in lines)
     assert any(first.name in line and "unreadable or truncated" in line for line in lines)
     moved = sorted(p.name for p in (folder / "quarantine").iterdir())
-    assert moved == sorted([first.name, "foreign.parquet", "junk.parquet"])
+    names = [first.name, "foreign.parquet", "junk.parquet"]
+    assert moved == sorted(f"{name}.quarantined" for name in names)
     # Only the truncated chunk's items ran again.
     assert cell.calls == pd.read_parquet(io.BytesIO(whole))["search"].tolist()
     # Exactly the cell's rows, none of the foreign ones.
