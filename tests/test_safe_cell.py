@@ -245,7 +245,7 @@ def test_items_are_streamed_not_listed(tmp_path):
     generator, and a cell larger than MAX_ITEMS is refused in one line."""
     todo = driver._todo(10**13, {0, 2})
     assert [next(todo) for _ in range(3)] == [1, 3, 4]
-    with pytest.raises(ConfigError, match=r"^n_searches = 100000001: at most 100000000 in one"):
+    with pytest.raises(ConfigError, match=r"^n_searches = 10000001: at most 10000000 in one"):
         driver.run(StandIn(driver.MAX_ITEMS + 1), tmp_path / "big")
     assert not (tmp_path / "big").exists()
 
