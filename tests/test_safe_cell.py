@@ -316,3 +316,22 @@ def test_two_processes_on_one_cell(tmp_path):
         said = [line for line in refused.splitlines() if line.startswith("run.py:")]
         assert len(said) == 1 and said[0].startswith(f"run.py: error: {out} is being run by pid ")
     assert _rows(out) == list(range(300)) and not _leftovers(out)
+
+
+def test_run_py_reports_a_full_disk_in_one_line(tmp_path, monkeypatch):
+    """Through run.py's command: exit status 1, one line naming the path, no partial file."""
+    from helpers import run_cli
+
+    def full(self, path, *args, **kwargs):
+        Path(path).write_bytes(b"PAR1")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    out = tmp_path / "cell"
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    proc = run_cli("level=1", "n_searches=3", "progress=false", f"hydra.run.dir={out}", check=False)
+    assert proc.returncode == 1
+    said = [line for line in proc.stderr.splitlines() if line.startswith("run.py:")]
+    assert len(said) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert said[0].startswith(f"run.py: error: cannot write {out / 'chunks'}/")
+    assert "No space left on device; the disk is full" in said[0]
+    assert not _leftovers(out) and not (out / "lock").exists()
