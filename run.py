@@ -11,7 +11,6 @@ import sys
 import hydra
 
 from nmcs.harness import interrupt
-from nmcs.harness.cell_files import CellWriteError
 from nmcs.harness.cli import CONFIG_DIR, preflight, register, run_job
 
 register()
@@ -35,9 +34,6 @@ def command() -> None:
             file=sys.stderr,
         )
         sys.exit(interrupt.exit_status())
-    except CellWriteError as error:  # raised where Hydra does not catch it
-        print(f"run.py: error: {error.strerror}", file=sys.stderr)
-        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,33 @@ def _called_in_process(command: list[str], call, check: bool) -> subprocess.Comp
     return proc
 
 
+def start_run_py(out: Path, *argv: str) -> subprocess.Popen:
+    """``python run.py`` of a slow cell (level-3 searches, chunks of 0.05 s, one worker) into
+    ``out``, started in a process of its own for a test to signal or race; ``argv`` adds keys
+    (``n_searches=...``). Its stdout and stderr are pipes (text)."""
+    import signal
+
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "run.py",
+            "level=3",
+            "chunk_seconds=0.05",
+            "progress=false",
+            "workers=1",
+            f"hydra.run.dir={out}",
+            *argv,
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # A child inherits an ignored SIGINT, and a test suite started in the background of a
+        # non-interactive shell (`make test &`) ignores it: give run.py the terminal's default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
 _RUN_PY = None
 
 

@@ -51,7 +51,7 @@ def run(*args, check=True, env=None):
         ("game.depth=0", "depth must be between 1 and 1000"),
         ("game.depth=1001", "depth must be between 1 and 1000"),
         ("n_searches=0", "n_searches = 0: must be at least 1"),
-        ("budget.seconds=0", "budget.seconds = 0.0: must be > 0"),
+        ("budget.seconds=0", "budget.seconds = 0.0: must be a finite number > 0"),
         ("algo=iterative", "algo=iterative needs budget.seconds and/or budget.playouts"),
         ("budget.seconds=5", "budget: algo=nested runs to completion and takes no budget"),
         ("game=morpion game.bogus=1", "unknown key 'game.bogus' (allowed: name, policy, variant)"),

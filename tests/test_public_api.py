@@ -55,7 +55,10 @@ def test_make_state_checks_options_by_their_config_key():
         ({"memorize_from": 5, "level": 3}, "memorize_from = 5: greater than level = 3"),
         ({"stop_at_target": "yes"}, "stop_at_target = 'yes': must be True or False"),
         ({"max_playouts": -1, "algo": "iterative"}, "max_playouts = -1: must be >= 0"),
-        ({"max_seconds": "1", "algo": "iterative"}, "max_seconds = '1': must be a number"),
+        (
+            {"max_seconds": "1", "algo": "iterative"},
+            "max_seconds = '1': must be a finite number >= 0",
+        ),
     ],
 )
 def test_search_batch_refuses_wrong_types(kwargs, message):

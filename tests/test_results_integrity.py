@@ -2,14 +2,12 @@
 or finished cell says what it did in one line."""
 
 import signal
-import subprocess
-import sys
 import time
 
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import REPO, run_cli
+from helpers import run_cli, start_run_py
 
 from analysis.common import (
     AGREES,
@@ -124,25 +122,7 @@ def test_markdown_prints_integral_floats_as_integers():
 
 def test_ctrl_c_prints_one_line_and_keeps_the_chunks(tmp_path):
     out = tmp_path / "cell"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "run.py",
-            "level=3",
-            "n_searches=100000",
-            "chunk_seconds=0.05",
-            "progress=false",
-            "workers=1",
-            f"hydra.run.dir={out}",
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # A child inherits an ignored SIGINT, and a test suite started in the background of a
-        # non-interactive shell (`make test &`) ignores it: give run.py the terminal's default.
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    proc = start_run_py(out, "n_searches=100000")
     deadline = time.time() + 120
     while not list((out / "chunks").glob("*.parquet")) and time.time() < deadline:
         time.sleep(0.05)

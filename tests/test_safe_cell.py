@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import start_run_py
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness import cell as driver
 from nmcs.harness import cell_files
 from nmcs.harness.cell_files import CellLocked, CellWriteError
-from tests.helpers import REPO
 
 
 @dataclass
@@ -129,7 +129,8 @@ def test_foreign_and_broken_chunks_are_quarantined_and_rerun(tmp_path, capsys):
     assert any("foreign.parquet" in line and "rows of another cell" in line for line in lines)
     assert any(first.name in line and "unreadable or truncated" in line for line in lines)
     moved = sorted(p.name for p in (folder / "quarantine").iterdir())
-    assert moved == sorted([first.name, "foreign.parquet", "junk.parquet"])
+    names = [first.name, "foreign.parquet", "junk.parquet"]
+    assert moved == sorted(f"{name}.quarantined" for name in names)
     # Only the truncated chunk's items ran again.
     assert cell.calls == pd.read_parquet(io.BytesIO(whole))["search"].tolist()
     # Exactly the cell's rows, none of the foreign ones.
@@ -249,7 +250,7 @@ def test_items_are_streamed_not_listed(tmp_path):
     generator, and a cell larger than MAX_ITEMS is refused in one line."""
     todo = driver._todo(10**13, {0, 2})
     assert [next(todo) for _ in range(3)] == [1, 3, 4]
-    with pytest.raises(ConfigError, match=r"^n_searches = 100000001: at most 100000000 in one"):
+    with pytest.raises(ConfigError, match=r"^n_searches = 10000001: at most 10000000 in one"):
         driver.run(StandIn(driver.MAX_ITEMS + 1), tmp_path / "big")
     assert not (tmp_path / "big").exists()
 
@@ -272,24 +273,8 @@ def test_the_estimate_reads_earlier_runs(tmp_path):
     assert estimate([StandIn(10**6, seed=1)], tmp_path / "none") is None  # nothing known
 
 
-def _run_py(out: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "run.py",
-            "level=3",
-            "n_searches=300",
-            "chunk_seconds=0.05",
-            "progress=false",
-            "workers=1",
-            f"hydra.run.dir={out}",
-            *extra,
-        ],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _run_py(out: Path) -> subprocess.Popen:
+    return start_run_py(out, "n_searches=300")
 
 
 def test_sigterm_stops_like_ctrl_c_and_the_rerun_resumes(tmp_path):
@@ -336,3 +321,22 @@ def test_two_processes_on_one_cell(tmp_path):
         said = [line for line in refused.splitlines() if line.startswith("run.py:")]
         assert len(said) == 1 and said[0].startswith(f"run.py: error: {out} is being run by pid ")
     assert _rows(out) == list(range(300)) and not _leftovers(out)
+
+
+def test_run_py_reports_a_full_disk_in_one_line(tmp_path, monkeypatch):
+    """Through run.py's command: exit status 1, one line naming the path, no partial file."""
+    from helpers import run_cli
+
+    def full(self, path, *args, **kwargs):
+        Path(path).write_bytes(b"PAR1")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    out = tmp_path / "cell"
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", full)
+    proc = run_cli("level=1", "n_searches=3", "progress=false", f"hydra.run.dir={out}", check=False)
+    assert proc.returncode == 1
+    said = [line for line in proc.stderr.splitlines() if line.startswith("run.py:")]
+    assert len(said) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert said[0].startswith(f"run.py: error: cannot write {out / 'chunks'}/")
+    assert "No space left on device; the disk is full" in said[0]
+    assert not _leftovers(out) and not (out / "lock").exists()

@@ -5,10 +5,10 @@ changes no byte of the report or the tables."""
 from pathlib import Path
 
 import pandas as pd
+from helpers import run_analysis
 
 from analysis.common import save_table
 from analysis.report import scale_sections, write_report
-from tests.helpers import run_analysis
 
 
 def test_an_unreadable_results_file_is_named_in_one_line(tmp_path):

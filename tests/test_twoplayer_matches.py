@@ -175,7 +175,7 @@ def test_a_folder_of_another_pairing_is_refused(tmp_path):
         ("player_a.c=-1", "player_a: player c must be a finite number >= 0"),
         ("n_matches=0", "n_matches = 0: must be at least 1"),
         ("budget.playouts=null", "a two-player game needs budget.playouts and/or budget.ms"),
-        ("budget.ms=0", "budget.ms = 0.0: must be > 0"),
+        ("budget.ms=0", "budget.ms = 0.0: must be a finite number > 0"),
         ("budget.seconds=1", "budget.seconds: a two-player game's budget per move is budget.ms"),
     ],
 )

@@ -67,9 +67,10 @@ __all__ = [
     "run",
 ]
 
-# The most items (searches, matches) of one cell: results.parquet gathers every row in memory,
-# about 0.2-2 kB a row, so a larger cell would not fit; split it into cells of other seeds.
-MAX_ITEMS = 100_000_000
+# The most items (searches, matches) of one cell, 100 times the largest cell of conf/experiment:
+# results.parquet gathers every row in memory (hundreds of bytes to kilobytes a row), so a
+# larger cell would not fit on most machines; split it into cells of other seeds.
+MAX_ITEMS = 10_000_000
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@
   names the path and what to do;
 - checked chunks: a chunk is merged only if every row carries the cell's hash (the ``cell``
   column, which every chunk ever written has) and the file reads whole; another cell's chunk,
-  a truncated one or an unreadable one is moved to ``<cell>/quarantine/`` with one line, and its
-  searches run again.
+  a truncated one or an unreadable one is moved to ``<cell>/quarantine/<name>.quarantined`` with
+  one line, and its searches run again.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from nmcs.harness.provenance import now_iso
 
 LOCK = "lock"
 QUARANTINE = "quarantine"
+QUARANTINED = ".quarantined"  # the suffix of a quarantined file
 # A lock file that is still empty or unreadable this long after it was made was left by a
 # process that died between creating and writing it.
 UNREADABLE_LOCK_SECONDS = 10.0
@@ -256,9 +257,10 @@ def quarantine(out_dir: Path, path: Path, why: str) -> Path:
     """Move ``path`` out of the cell's chunks into ``<out_dir>/quarantine/``, saying so."""
     folder = out_dir / QUARANTINE
     make_folder(folder)
-    target = folder / path.name
+    # Named so that no reader's glob (``*.parquet``, ``results.parquet``) ever finds it.
+    target = folder / f"{path.name}{QUARANTINED}"
     if target.exists():
-        target = folder / f"{path.stem}.{uuid.uuid4().hex[:8]}{path.suffix}"
+        target = folder / f"{path.name}.{uuid.uuid4().hex[:8]}{QUARANTINED}"
     try:
         os.replace(path, target)
     except OSError as error:

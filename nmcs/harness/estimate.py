@@ -60,7 +60,8 @@ def estimate(cells: Iterable[Any], outputs: Path = Path("outputs")) -> str | Non
         items += cell.n
     if total <= WARN_SECONDS:
         return None
-    counted = f"{known} of {len(cells)} cells" if known < len(cells) else f"{known} cells"
+    of = f"{known} of {len(cells)}" if known < len(cells) else f"{known}"
+    counted = f"{of} cell{'s' if len(cells) > 1 else ''}"
     return (
         f"run.py: this command may take up to {_duration(total)} ({counted}, {items:,} items, "
         "at the per-item times of earlier runs of the same searches here; saved items are not "
