@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from nmcs.core.registry import PLUGINS_ENV, Registry
+from nmcs.core.registry import PLUGINS_ENV, Registry  # noqa: F401 - PLUGINS_ENV re-exported
 from nmcs.games.protocol import CAPABILITIES, check_kernels
 
 # The order of the listings (names(), messages, docs); every public module of the package is
@@ -52,7 +52,6 @@ BUILTIN_MODULES = (
     "nmcs.games.morpion",
     "nmcs.games.twoplayer",
 )
-__all__ = ["PLUGINS_ENV", "Game", "checked_options", "game", "names", "register"]
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 from nmcs.core.errors import ConfigError  # noqa: F401 - re-exported
-from nmcs.core.registry import PLUGINS_ENV, Registry
+from nmcs.core.registry import PLUGINS_ENV, Registry  # noqa: F401 - PLUGINS_ENV re-exported
 
 # The order of the listings (names(), messages, docs); every public module of the package is
 # imported all the same, so a new one needs no entry here (it is listed after these).
@@ -89,8 +89,6 @@ BUILTIN_MODULES = (
     "nmcs.search.nrpa",
 )
 ADDED = "added"  # field metadata: the value of an added option that gives the old behaviour
-
-__all__ = ["PLUGINS_ENV", "Algorithm", "DaskPlan", "Settings", "added_option", "algorithm"]
 
 
 def added_option(default: Any, old: Any) -> Any:
