@@ -35,6 +35,8 @@ A record says::
                   the level below on the workers (``nmcs.harness.parallel``); raises
                   ValueError (one line naming the key) for a search it cannot run this way;
                   None: the algorithm has no master/remote version
+    small_options options (Python API names) that keep a level-1 search small enough for a
+                  test (the conformance test; reflexive search: one game count, level 1)
     doc           one line on what the algorithm is (default: the first sentence of the
                   config's docstring; ``summary()``), for the reference pages
     stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
@@ -145,6 +147,7 @@ class Algorithm:
     level_brackets: tuple[int, ...] | None = None
     requires: tuple[str, ...] = ()
     dask_plan: Callable[[Any, Settings], DaskPlan] | None = None
+    small_options: dict[str, Any] = field(default_factory=dict)
     doc: str = ""
 
     def __post_init__(self) -> None:
