@@ -14,7 +14,7 @@ from nmcs.games import game_module
 from nmcs.games import registry as games_registry
 from nmcs.harness.batch import search_batch, search_seeds
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.compile
 
 
 def run_beam(name, state0, seeds, level, widths, **rules):

@@ -156,11 +156,12 @@ def test_nrpa_sequences_replay_to_their_score(game, algo):
 
 # Every (algorithm, game) pair that can run, from the records: a new algorithm or game is
 # checked here without a test of its own. Small searches: level 1 (0 for an algorithm without
-# levels), the options' defaults, 100 playouts for an algorithm that needs a budget (a budget
-# of playouts, so that the searches stay deterministic).
+# levels), the record's small options over its defaults, 100 playouts for an algorithm that
+# needs a budget (a budget of playouts, so that the searches stay deterministic).
+ALGORITHMS = algorithms.names()  # those registered now (a toy one too, if imported first)
 PAIRS = [
     (algo, name)
-    for algo in algorithms.names()
+    for algo in ALGORITHMS
     for name in SEARCH_GAMES
     if algorithms.lacks(algorithms.algorithm(algo), name) is None
 ]
@@ -172,7 +173,14 @@ def small_search(algo: str, name: str, seeds, workers: int):
     budget = 100 if record.needs_budget is True else 0
     level = min(1, record.max_level)
     res = search_batch(
-        name, state0, seeds, algo=algo, level=level, max_playouts=budget, workers=workers
+        name,
+        state0,
+        seeds,
+        algo=algo,
+        level=level,
+        max_playouts=budget,
+        workers=workers,
+        **record.small_options,
     )
     return state0, res
 
@@ -196,7 +204,7 @@ def test_every_algorithm_replays_repeats_and_ignores_workers_on_every_game(algo,
 
 
 def test_the_pairs_cover_every_algorithm_and_every_game():
-    assert {a for a, _ in PAIRS} == set(algorithms.names())
+    assert {a for a, _ in PAIRS} == set(ALGORITHMS)
     assert {g for _, g in PAIRS} == set(SEARCH_GAMES)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.compile
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "golden.json"
 N_SEARCHES = 3

@@ -19,7 +19,7 @@ from helpers import (
     run_quick_experiments,
 )
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.experiment
 
 REQUIRED_COLUMNS = {
     "game",

@@ -10,7 +10,7 @@ from nmcs.games.sudoku import io as IO
 from nmcs.games.sudoku.fc import solve_fc
 from nmcs.harness.batch import ConfigError, search_batch, search_seeds
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.compile
 
 # A classic 9x9 puzzle (Project Euler 96, grid 01) in the one-line format, and its solution.
 P9 = "003020600900305001001806400008102900700000008006708200002609500800203009005010300"

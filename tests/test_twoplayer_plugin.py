@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from helpers import REPO, run_python
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.experiment
 
 TOY = REPO / "tests" / "data" / "toy_twoplayer"
 ENV = {"NMCS_PLUGINS": "toy_tictactoe", "PYTHONPATH": f"{TOY}:{REPO}"}

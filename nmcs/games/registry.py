@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from nmcs.core.registry import PLUGINS_ENV, Registry
+from nmcs.core.registry import PLUGINS_ENV, Registry  # noqa: F401 - PLUGINS_ENV re-exported
 from nmcs.games.protocol import CAPABILITIES, check_kernels
 
 # The order of the listings (names(), messages, docs); every public module of the package is
@@ -53,9 +53,6 @@ BUILTIN_MODULES = (
     "nmcs.games.morpion",
     "nmcs.games.twoplayer",
 )
-__all__ = ["PLUGINS_ENV", "Game", "RecordBook", "checked_options", "game", "names", "register"]
-
-
 @dataclass(frozen=True)
 class RecordBook:
     """What a record hunt needs of a game: for each position (a value of the game option

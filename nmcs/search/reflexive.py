@@ -272,5 +272,6 @@ REFLEXIVE = register(
         params=reflexive_params,
         build=build_reflexive_search,
         max_level=MAX_LEVEL,
+        small_options={"games": [3]},
     )
 )

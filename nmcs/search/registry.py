@@ -35,6 +35,8 @@ A record says::
                   the level below on the workers (``nmcs.harness.parallel``); raises
                   ValueError (one line naming the key) for a search it cannot run this way;
                   None: the algorithm has no master/remote version
+    small_options options (Python API names) that keep a level-1 search small enough for a
+                  test (the conformance test; reflexive search: one game count, level 1)
     doc           one line on what the algorithm is (default: the first sentence of the
                   config's docstring; ``summary()``), for the reference pages
     stop_rule     True: reads ``stop_at_target`` (false: no early stop inside a search at the
@@ -78,7 +80,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
 from nmcs.core.errors import ConfigError  # noqa: F401 - re-exported
-from nmcs.core.registry import PLUGINS_ENV, Registry
+from nmcs.core.registry import PLUGINS_ENV, Registry  # noqa: F401 - PLUGINS_ENV re-exported
 
 # The order of the listings (names(), messages, docs); every public module of the package is
 # imported all the same, so a new one needs no entry here (it is listed after these).
@@ -91,8 +93,6 @@ BUILTIN_MODULES = (
     "nmcs.search.nrpa",
 )
 ADDED = "added"  # field metadata: the value of an added option that gives the old behaviour
-
-__all__ = ["PLUGINS_ENV", "Algorithm", "DaskPlan", "Settings", "added_option", "algorithm"]
 
 
 def added_option(default: Any, old: Any) -> Any:
@@ -150,6 +150,7 @@ class Algorithm:
     level_brackets: tuple[int, ...] | None = None
     requires: tuple[str, ...] = ()
     dask_plan: Callable[[Any, Settings], DaskPlan] | None = None
+    small_options: dict[str, Any] = field(default_factory=dict)
     doc: str = ""
 
     def __post_init__(self) -> None:
