@@ -42,6 +42,8 @@ SLOWEST_FIRST = (
     "test_nrpa_parallel.py",
     "test_samegame_table1.py",
     "test_nrpa.py",
+    "test_examples.py",
+    "test_docs.py",
     "test_readme.py",
     "test_independent_uct.py",
 )

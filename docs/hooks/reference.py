@@ -9,7 +9,10 @@ by hand, so they cannot drift from the code:
 - ``reference/games.md`` and ``reference/algorithms.md``: every registered game and algorithm,
   each option with its type, default, range and comment, the same way;
 - ``reference/results.md``: the columns of a cell's ``results.parquet`` (built by the cells' own
-  ``rows`` methods) with what each holds.
+  ``rows`` methods) with what each holds;
+
+and the published paper-scale report (``results/paper``: ``REPRODUCTION.md``, ``RUNS.md`` and
+the figures) under ``published/``, as committed.
 
 The range of a key is what ``run.py``'s pre-flight check answers when the key is given a value
 out of every range (-1, ``[-1]`` or ``"?"``): the real check's own words, not a copy of it. Only
@@ -527,10 +530,19 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 
 
+# The published paper-scale report, its list of runs and its figures, served as they are.
+PUBLISHED = ROOT / "results" / "paper"
+
+
 def on_files(files: Any, config: Any) -> Any:
-    """MkDocs hook: add the generated pages to the site's files."""
+    """MkDocs hook: add the generated pages and the published report to the site's files."""
     from mkdocs.structure.files import File
 
     for path, make in PAGES.items():
         files.append(File.generated(config, path, content=make() + "\n"))
+    for name in ("REPRODUCTION.md", "RUNS.md"):
+        files.append(File.generated(config, f"published/{name}", abs_src_path=str(PUBLISHED / name)))
+    for figure in sorted((PUBLISHED / "figures").glob("*.png")):
+        src = f"published/figures/{figure.name}"
+        files.append(File.generated(config, src, abs_src_path=str(figure)))
     return files
