@@ -658,6 +658,7 @@ def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> lis
     return claims
 
 
+# --8<-- [start:analyze_leftmost] (shown in the docs' guide to adding an experiment)
 def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[Claim]:
     df = ctx.results(experiment)
     if df.empty:
@@ -697,6 +698,7 @@ def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[
             cmd,
         ),
     ]
+# --8<-- [end:analyze_leftmost]
 
 
 def analyze_adhoc(ctx: Context) -> list[Claim]:
