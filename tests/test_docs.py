@@ -80,3 +80,14 @@ def test_mkdocs_build_strict(tmp_path):
     assert done.returncode == 0, done.stderr[-4000:]
     assert (tmp_path / "reference" / "games" / "index.html").exists()
     assert (tmp_path / "reference" / "api" / "index.html").exists()
+
+
+def test_the_readme_is_short_and_its_verdict_counts_are_the_reports():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    report = (ROOT / "results" / "paper" / "REPRODUCTION.md").read_text()
+    counts = re.search(r"^(\d+) agrees, (\d+) differs, (\d+) not enough data, (\d+) not run\.$", report, re.M)
+    assert counts, "the report's verdict counts line"
+    agree, differ, unsure, not_run = counts.groups()
+    line = f"{agree} agree, {differ} differ, {unsure} not enough data, {not_run} not run"
+    assert line in readme, line

@@ -1,6 +1,6 @@
 """The reference pages of the documentation site, generated when the site is built.
 
-An MkDocs hook (``hooks:`` in ``mkdocs.yml``): ``on_files`` adds four pages that nobody edits
+An MkDocs hook (``hooks:`` in ``mkdocs.yml``): ``on_files`` adds five pages that nobody edits
 by hand, so they cannot drift from the code:
 
 - ``reference/config.md``: every top-level config key, with its type (the schema's dataclasses),
@@ -10,6 +10,7 @@ by hand, so they cannot drift from the code:
   each option with its type, default, range and comment, the same way;
 - ``reference/results.md``: the columns of a cell's ``results.parquet`` (built by the cells' own
   ``rows`` methods) with what each holds;
+- ``reference/api.md``: every name of ``nmcs.__all__``, for mkdocstrings to document;
 
 and the published paper-scale report (``results/paper``: ``REPRODUCTION.md``, ``RUNS.md`` and
 the figures) under ``published/``, as committed.
@@ -522,11 +523,35 @@ def _match(columns: dict[str, list[str]]) -> list[str]:
     ]
 
 
+def api_page() -> str:
+    """Every name of ``nmcs.__all__``, documented from its docstring by mkdocstrings where it is
+    defined (the package imports them on first use)."""
+    import nmcs
+
+    exports: dict[str, str] = getattr(nmcs, "_EXPORTS", {})
+    entries = [
+        f"::: {exports.get(name, 'nmcs')}.{name}\n    options:\n      heading_level: 2\n"
+        f"      show_root_full_path: false"
+        for name in nmcs.__all__
+        if not name.startswith("_")
+    ]
+    return "\n\n".join(
+        [
+            "# Python API",
+            GENERATED,
+            "The public package: `import nmcs` gives every name below (`nmcs.__all__`), imported "
+            "on first use, so that reading results needs neither numba nor Hydra.",
+            *entries,
+        ]
+    )
+
+
 PAGES: dict[str, Callable[[], str]] = {
     "reference/config.md": config_page,
     "reference/games.md": games_page,
     "reference/algorithms.md": algorithms_page,
     "reference/results.md": results_page,
+    "reference/api.md": api_page,
 }
 
 
