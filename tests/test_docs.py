@@ -57,7 +57,7 @@ def test_every_result_column_is_described():
     columns = reference.result_columns()
     described = set(reference.SEARCH_COLUMNS)
     written = set(reference._search(columns))
-    assert written == described, (written ^ described)
+    assert written == described, written ^ described
     assert set(reference._match(columns)) == set(reference.MATCH_COLUMNS)
 
 
@@ -86,7 +86,9 @@ def test_the_readme_is_short_and_its_verdict_counts_are_the_reports():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 200
     report = (ROOT / "results" / "paper" / "REPRODUCTION.md").read_text()
-    counts = re.search(r"^(\d+) agrees, (\d+) differs, (\d+) not enough data, (\d+) not run\.$", report, re.M)
+    counts = re.search(
+        r"^(\d+) agrees, (\d+) differs, (\d+) not enough data, (\d+) not run\.$", report, re.M
+    )
     assert counts, "the report's verdict counts line"
     agree, differ, unsure, not_run = counts.groups()
     line = f"{agree} agree, {differ} differ, {unsure} not enough data, {not_run} not run"

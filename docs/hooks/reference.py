@@ -328,7 +328,9 @@ def config_page() -> str:
             if key == "budget.ms":
                 cell = MATCH_CELL
             allowed = "" if annotation is Any else checker.allowed(key, annotation, cell)
-            rows.append((f"`{key}`", type_name(annotation), default, allowed, comments.get(key, "")))
+            rows.append(
+                (f"`{key}`", type_name(annotation), default, allowed, comments.get(key, ""))
+            )
         player = option_rows(checker, "player_a", _player_schema(), MATCH_CELL, _preset_yaml())
     n_matches = [f for f in dataclasses.fields(Config) if f.name == "n_matches"]
     return "\n\n".join(
@@ -518,9 +520,7 @@ def _search(columns: dict[str, list[str]]) -> list[str]:
 
 def _match(columns: dict[str, list[str]]) -> list[str]:
     player = {f.name for f in dataclasses.fields(_player_schema())}
-    return [
-        c for c in columns["matches"] if not (c[:2] in ("a_", "b_") and c[2:] in player)
-    ]
+    return [c for c in columns["matches"] if not (c[:2] in ("a_", "b_") and c[2:] in player)]
 
 
 def api_page() -> str:
@@ -566,7 +566,9 @@ def on_files(files: Any, config: Any) -> Any:
     for path, make in PAGES.items():
         files.append(File.generated(config, path, content=make() + "\n"))
     for name in ("REPRODUCTION.md", "RUNS.md"):
-        files.append(File.generated(config, f"published/{name}", abs_src_path=str(PUBLISHED / name)))
+        files.append(
+            File.generated(config, f"published/{name}", abs_src_path=str(PUBLISHED / name))
+        )
     for figure in sorted((PUBLISHED / "figures").glob("*.png")):
         src = f"published/figures/{figure.name}"
         files.append(File.generated(config, src, abs_src_path=str(figure)))
