@@ -29,7 +29,7 @@ import dataclasses
 import re
 import types
 import typing
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -283,7 +283,7 @@ def option_rows(
     return rows
 
 
-def table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(_cell(x) for x in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -302,7 +302,9 @@ def _top_level_keys() -> Iterator[tuple[str, Any]]:
 
     for field in dataclasses.fields(Config):
         annotation = _hints(Config)[field.name]
-        inner = [a for a in _flat_args(annotation) if dataclasses.is_dataclass(a)]
+        inner = [
+            a for a in _flat_args(annotation) if isinstance(a, type) and dataclasses.is_dataclass(a)
+        ]
         if inner:
             for sub in dataclasses.fields(inner[0]):
                 yield f"{field.name}.{sub.name}", _hints(inner[0])[sub.name]
@@ -445,11 +447,14 @@ def algorithms_page() -> str:
 def result_columns() -> dict[str, list[str]]:
     """The columns a search cell and a match cell write, from their own ``rows`` methods."""
     from nmcs.harness.batch import BatchResult
+    from nmcs.harness.match_cell import MatchCell
+    from nmcs.harness.search_cell import SearchCell
     from nmcs.harness.validate import validate
 
     with Checker() as checker:
         search = validate(checker.compose(SEARCH_CELL))
         match = validate(checker.compose(MATCH_CELL))
+    assert isinstance(search, SearchCell) and isinstance(match, MatchCell)
     one = BatchResult(
         seed=np.zeros(1, np.uint64),
         score=np.zeros(1, np.int64),
@@ -461,8 +466,8 @@ def result_columns() -> dict[str, list[str]]:
         trace=[np.zeros((0, 3))],
     )
     return {
-        "searches": list(search.rows("cell", [0], one).columns),  # type: ignore[call-arg,arg-type]
-        "matches": list(match.rows("cell", []).columns),  # type: ignore[call-arg,arg-type]
+        "searches": list(search.rows("cell", [0], one).columns),
+        "matches": list(match.rows("cell", []).columns),
     }
 
 
@@ -510,11 +515,13 @@ def results_page() -> str:
 
 def _search(columns: dict[str, list[str]]) -> list[str]:
     """The search columns but those of the default cell's game and algorithm options."""
+    from nmcs.harness.search_cell import SearchCell
     from nmcs.harness.validate import validate
 
     with Checker() as checker:
         cell = validate(checker.compose(SEARCH_CELL))
-    options = set(cell.game.option_names()) | set(cell.option_columns)  # type: ignore[union-attr]
+    assert isinstance(cell, SearchCell)
+    options = set(cell.game.option_names()) | set(cell.option_columns)
     return [c for c in columns["searches"] if c not in options - {"instance"}]
 
 
