@@ -289,7 +289,15 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-OPTION_HEADER = ("key", "type", "default", "out of range, the check says", "meaning")
+# The config groups of the top level, each a folder of conf/, and where the site describes them.
+GROUPS = ("game", "algo", "scale", "experiment")
+GROUP_PAGES = {
+    "game": ": [Games](games.md)",
+    "algo": ": [Algorithms](algorithms.md)",
+    "scale": ": quick (a pipeline check) or paper",
+    "experiment": ": a paper experiment with its own sweep ([Experiments](../experiments.md))",
+}
+OPTION_HEADER = ("key", "type", "default", "range, in the check's words", "meaning")
 GENERATED = "*Generated from the code when the site is built; do not edit.*"
 
 
@@ -319,17 +327,27 @@ def config_page() -> str:
     rows = []
     with Checker() as checker:
         node = checker.compose(SEARCH_CELL)
+        for group in GROUPS:
+            choices = sorted(p.stem for p in (CONF / group).glob("*.yaml"))
+            default = _value(node, f"{group}.name") if group != "experiment" else None
+            where = GROUP_PAGES.get(group, "")
+            rows.append(
+                (
+                    f"`{group}`",
+                    "config group",
+                    f"`{_show(default)}`",
+                    "one of " + ", ".join(f"`{c}`" for c in choices),
+                    f"`conf/{group}/`{where}",
+                )
+            )
         for key, annotation in _top_level_keys():
-            if key.startswith(("player_", "n_matches", "scale.")):
+            if key.startswith(("player_", "n_matches")) or key.split(".")[0] in GROUPS:
                 continue
-            if key in ("game", "algo", "scale"):
-                default = f"`{_value(node, key + '.name')}`"
-            else:
-                default = f"`{_show(_value(node, key))}`"
+            default = f"`{_show(_value(node, key))}`"
             cell = ["algo=iterative"] if key.startswith("budget.") else SEARCH_CELL
             if key == "budget.ms":
                 cell = MATCH_CELL
-            allowed = "" if annotation is Any else checker.allowed(key, annotation, cell)
+            allowed = checker.allowed(key, annotation, cell)
             rows.append(
                 (f"`{key}`", type_name(annotation), default, allowed, comments.get(key, ""))
             )
