@@ -359,7 +359,7 @@ def config_page() -> str:
             GENERATED,
             "The top-level keys of `python run.py` (`conf/config.yaml`; types from the schema "
             "`nmcs.harness.schema.Config`). `n_searches` is by scale: "
-            "`${by_scale:quick,paper}`. The last column is what `run.py` answers, before any "
+            "`${by_scale:quick,paper}`. The range is what `run.py` answers, before any "
             "search runs, when the key is given a value out of every range (-1, `[-1]` or "
             '`"?"`); options of the game and the algorithm are in [Games](games.md) and '
             "[Algorithms](algorithms.md).",
