@@ -93,3 +93,14 @@ def test_the_readme_is_short_and_its_verdict_counts_are_the_reports():
     agree, differ, unsure, not_run = counts.groups()
     line = f"{agree} agree, {differ} differ, {unsure} not enough data, {not_run} not run"
     assert line in readme, line
+
+
+def test_an_algorithm_registered_from_elsewhere_is_named_too():
+    """A plugin's record (here the toy algorithm of the tests, whose YAML is not in conf/) is
+    listed with its options and their dataclass defaults."""
+    import toy_algorithm
+
+    page = reference.algorithms_page()
+    section = _section(page, "toy")
+    assert "| `algo.k` | int | `4` |" in section
+    assert algorithms.algorithm("toy") is toy_algorithm.TOY

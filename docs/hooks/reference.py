@@ -262,25 +262,37 @@ def option_rows(
     checker: Checker, prefix: str, cls: type, cell: list[str], yaml: Path
 ) -> list[tuple[str, str, str, str, str]]:
     """(key, type, default, refusal, comment) for every field of an options dataclass but
-    ``name``, defaults as composed from the group's YAML file."""
-    _, comments = yaml_comments(yaml)
-    node = checker.compose(cell)
+    ``name``, defaults as composed from the group's YAML file. A record registered from
+    elsewhere (``NMCS_PLUGINS``) whose YAML is not in ``conf/`` gets its dataclass's defaults
+    and no range (``run.py`` would need the plugin's config folder to check it)."""
+    listed = yaml.exists()
+    _, comments = yaml_comments(yaml) if listed else ("", {})
+    node = checker.compose(cell) if listed else None
     hints = _hints(cls)
     rows = []
     for field in dataclasses.fields(cls):
         if field.name == "name":
             continue
         key = f"{prefix}.{field.name}"
+        default = _value(node, key) if listed else getattr(cls(), field.name)
         rows.append(
             (
                 f"`{key}`",
                 type_name(hints[field.name]),
-                f"`{_show(_value(node, key))}`",
-                checker.allowed(key, hints[field.name], cell),
+                f"`{_show(list(default) if isinstance(default, tuple) else default)}`",
+                checker.allowed(key, hints[field.name], cell) if listed else "",
                 comments.get(field.name, ""),
             )
         )
     return rows
+
+
+def header_of(yaml: Path, record_class: type) -> str:
+    """What a game or an algorithm is: its YAML file's header comment, else (a record
+    registered from outside ``conf/``) its options dataclass's docstring."""
+    if yaml.exists():
+        return prose(yaml_comments(yaml)[0])
+    return (record_class.__doc__ or "").strip()
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
@@ -406,13 +418,13 @@ def games_page() -> str:
         for name in registry.names():
             record = registry.game(name)
             yaml = CONF / "game" / f"{name}.yaml"
-            header, _ = yaml_comments(yaml)
             matches = record.cells == "matches"
             cell = (MATCH_CELL if matches else SEARCH_CELL) + [f"game={name}"]
             kind = "two-player: its cells are matches" if matches else "its cells are searches"
+            kernels = f"Kernels: `{record.kernels.__name__}`; {kind}."
             sections += [
                 f"## `{name}`",
-                f"{prose(header)}\n\nKernels: `{record.kernels.__name__}`; {kind}.",
+                f"{header_of(yaml, record.options)}\n\n{kernels}",
                 table(OPTION_HEADER, option_rows(checker, "game", record.options, cell, yaml)),
             ]
     return "\n\n".join(sections)
@@ -441,7 +453,6 @@ def algorithms_page() -> str:
         for name in registry.names():
             record = registry.algorithm(name)
             yaml = CONF / "algo" / f"{name}.yaml"
-            header, _ = yaml_comments(yaml)
             cell = [f"algo={name}"]
             if record.games:
                 cell.append(f"game={record.games[0]}")
@@ -456,7 +467,7 @@ def algorithms_page() -> str:
             rows = option_rows(checker, "algo", record.config, cell, yaml)
             sections += [
                 f"## `{name}`",
-                prose(header) + "\n\n" + "; ".join(facts).capitalize() + ".",
+                header_of(yaml, record.config) + "\n\n" + "; ".join(facts).capitalize() + ".",
                 table(OPTION_HEADER, rows) if rows else "No options of its own.",
             ]
     return "\n\n".join(sections)
