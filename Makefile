@@ -1,10 +1,10 @@
-# The two commands of the README: `make run` and `make test`.
+# The two commands of the README: `make run` and `make test`; `make docs` builds the site.
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run reproduce-quick test test-fast figures lint format bench clean
+.PHONY: run reproduce-quick test test-fast docs figures lint format bench clean
 
 # Every paper experiment (conf/experiment/*.yaml).
 EXPERIMENTS := $(basename $(notdir $(wildcard conf/experiment/*.yaml)))
@@ -14,7 +14,7 @@ EXPERIMENTS := $(basename $(notdir $(wildcard conf/experiment/*.yaml)))
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet --no-compile -e ".[dev]"
+	$(PY) -m pip install --quiet --no-compile -e ".[dev,docs]"
 	$(PY) -m compileall -q -j 0 $(VENV)/lib
 	touch $(STAMP)
 
@@ -39,6 +39,11 @@ test: $(STAMP)
 # module of the package, in about a minute.
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --tier unit
+
+# The documentation site into site/ (its reference pages generated from the registries);
+# `make test` builds it too, with --strict (tests/test_docs.py).
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict
 
 figures: $(STAMP)
 	$(PY) -m analysis

@@ -1,5 +1,6 @@
 """Shared pieces of the analysis: loading results, saving figures and tables, intervals, claims."""
 
+import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,11 @@ def rerun_command(scale: str, *experiments: str, extra: dict[str, str] | None = 
 
 def paper_values(name: str) -> dict[str, Any]:
     return yaml.safe_load((PAPER_VALUES_DIR / f"{name}.yaml").read_text())
+
+
+def caption(fig: Any, text: str, width: int = 95) -> None:
+    """A note under a figure's axes, wrapped to the figure's width (a title stays one line)."""
+    fig.text(0.01, -0.01, textwrap.fill(text, width), ha="left", va="top", fontsize=8)
 
 
 def save_figure(fig: Any, folder: Path, stem: str) -> None:

@@ -13,6 +13,7 @@ from analysis.common import (
     NOT_ENOUGH,
     Claim,
     Context,
+    caption,
     paper_values,
     rerun_command,
     save_figure,
@@ -177,8 +178,9 @@ def max_diff_noise(depth, levels_n, reps=400, seed=0):
     return float(np.percentile(worst, 95))
 
 
-def plot_distributions(results, title, theory):
-    """Score histograms per level (lines), with the dynamic programme dashed when asked."""
+def plot_distributions(results, title, theory, note=""):
+    """Score histograms per level (lines), with the dynamic programme dashed when asked; the
+    title stays one line, what needs saying beside it goes under the axes."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
     depth = int(results["depth"].iloc[0])
     for level, group in sorted(results.groupby("level")):
@@ -194,9 +196,13 @@ def plot_distributions(results, title, theory):
             )
     ax.set_xlabel("score (left moves)")
     ax.set_ylabel("frequency")
-    ax.set_title(title + (" — dashed: dynamic programme" if theory else ""))
+    ax.set_title(title)
     ax.legend()
     ax.set_xlim(depth * 0.3, depth)
+    if theory:
+        note = "Solid: our searches; dashed: the exact law (the dynamic programme). " + note
+    if note.strip():
+        caption(fig, note.strip())
     return fig
 
 
@@ -214,12 +220,13 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
             f"{'Fig 4' if memorize else 'Fig 3'}: depth {depth}, "
             f"{'with' if memorize else 'without'} memorization"
         )
+        note = ""
         if memorize and depth > MEMORIZED_THEORY_MAX_DEPTH:
-            title += (
-                f"\n(no exact curve: the memorized law's state has 2^{depth} sequences; "
-                f"computed up to depth {MEMORIZED_THEORY_MAX_DEPTH})"
+            note = (
+                f"No exact curve: the memorized law's state has 2^{depth} sequences; it is "
+                f"computed up to depth {MEMORIZED_THEORY_MAX_DEPTH}."
             )
-        fig = plot_distributions(part, title, theory=not memorize)
+        fig = plot_distributions(part, title, theory=not memorize, note=note)
         save_figure(fig, ctx.figures, f"{experiment}_{name}")
         if memorize:
             continue
@@ -701,6 +708,7 @@ def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> lis
     return claims
 
 
+# --8<-- [start:analyze_leftmost] (shown in the docs' guide to adding an experiment)
 def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[Claim]:
     df = ctx.results(experiment)
     if df.empty:
@@ -740,6 +748,9 @@ def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[
             cmd,
         ),
     ]
+
+
+# --8<-- [end:analyze_leftmost]
 
 
 def analyze_adhoc(ctx: Context) -> list[Claim]:

@@ -14,6 +14,24 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 
 
+def run_script(script: Path, name: str) -> subprocess.CompletedProcess:
+    """Run ``script`` as ``python script`` from the repository, as a reader of the docs would;
+    skip the test (naming it) if it imports a package this machine does not have, such as
+    dask-jobqueue for Slurm; fail with its stderr if it fails otherwise."""
+    import re
+
+    import pytest
+
+    done = subprocess.run(
+        [sys.executable, str(script)], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
+    missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", done.stderr)
+    if done.returncode != 0 and missing and not missing.group(1).startswith("nmcs"):
+        pytest.skip(f"{name} needs {missing.group(1)}, not installed here")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
 def run_python(*args, check=True, env=None, timeout=900):
     """``python *args`` in the repository; raise with its stderr tail if ``check`` and it fails."""
     proc = subprocess.run(

@@ -29,6 +29,8 @@ from nmcs.harness import cell as driver
 from nmcs.harness import cell_files
 from nmcs.harness.cell_files import CellLocked, CellWriteError
 
+pytestmark = pytest.mark.experiment
+
 
 @dataclass
 class StandIn:

@@ -5,10 +5,13 @@ changes no byte of the report or the tables."""
 from pathlib import Path
 
 import pandas as pd
+import pytest  # noqa: E402
 from helpers import run_analysis
 
 from analysis.common import save_table
 from analysis.report import scale_sections, write_report
+
+pytestmark = pytest.mark.experiment
 
 
 def test_an_unreadable_results_file_is_named_in_one_line(tmp_path):

@@ -9,6 +9,8 @@ import nmcs
 from nmcs.core.errors import ConfigError
 from nmcs.harness.results import ResultsFileError, read_results
 
+pytestmark = pytest.mark.unit
+
 REFUSED = [
     # memorize and memorize_from: the algorithm's record says it does not memorize
     (("algo=nrpa", "memorize=false"), "memorize: algo=nrpa does not memorize (only algo=nested"),

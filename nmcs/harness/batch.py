@@ -142,8 +142,9 @@ def search_batch(
             as Sudoku): no search stops early at a playout that reaches the target (the paper's
             pseudo-code); an iterative search still stops its restarts at a search that returns
             such a game.
-        max_seconds, max_playouts: the budget of the algorithms that need one (0 = none of
-            that kind); refused by the algorithms that run to completion.
+        max_seconds: the budget in seconds of the algorithms that take one (0 = none);
+            refused by the algorithms that run to completion.
+        max_playouts: the budget in playouts, as ``max_seconds`` (0 = none).
         workers: an int >= 0, the threads that run the searches (0 = all cores; results do
             not depend on it).
         options: the algorithm's own options by their Python API names (``conf/algo/<algo>.yaml``

@@ -1,0 +1,110 @@
+"""The documentation site: its generated reference names every registered game and algorithm
+with its options and every result column, it builds with ``mkdocs build --strict`` (no broken
+link, anchor or API reference), and no page names an issue number."""
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest  # noqa: E402
+
+from nmcs.games import registry as games
+from nmcs.search import registry as algorithms
+
+pytestmark = pytest.mark.experiment
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("reference", ROOT / "docs/hooks/reference.py")
+assert _spec is not None and _spec.loader is not None
+reference = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(reference)
+
+
+def _section(page: str, name: str) -> str:
+    """The part of a generated page under ``## `name```."""
+    found = re.search(rf"^## `{re.escape(name)}`\n(.*?)(?=^## |\Z)", page, re.S | re.M)
+    assert found, f"no section for {name}"
+    return found.group(1)
+
+
+def test_every_game_is_named_with_its_options():
+    page = reference.games_page()
+    for name in games.names():
+        section = _section(page, name)
+        for option in games.game(name).option_names():
+            assert f"| `game.{option}` |" in section, (name, option)
+
+
+def test_every_algorithm_is_named_with_its_options_and_defaults():
+    page = reference.algorithms_page()
+    for name in algorithms.names():
+        record = algorithms.algorithm(name)
+        section = _section(page, name)
+        for option in record.option_names():
+            row = re.search(rf"^\| `algo\.{option}` \| [^|]+ \| `([^`]*)` \|", section, re.M)
+            assert row, (name, option)
+            default = getattr(record.config(), option)
+            shown = reference._show(list(default) if isinstance(default, tuple) else default)
+            assert row.group(1) == shown, (name, option, row.group(1), shown)
+
+
+def test_the_config_reference_gives_the_checks_own_words():
+    page = reference.config_page()
+    assert "| `level` | int | `1` | level = -1: must be an integer from 0 to 6 |" in page
+    assert "| `seed` | int | `0` | seed = -1: must be a non-negative integer |" in page
+    assert "`player_a.level`" in page
+
+
+def test_every_result_column_is_described():
+    columns = reference.result_columns()
+    described = set(reference.SEARCH_COLUMNS)
+    written = set(reference._search(columns))
+    assert written == described, written ^ described
+    assert set(reference._match(columns)) == set(reference.MATCH_COLUMNS)
+
+
+def test_no_page_names_an_issue_number():
+    pages = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md"]
+    for page in pages:
+        for line in page.read_text().splitlines():
+            line = re.sub(r"numba issue #?\d+", "", line)
+            assert not re.search(r"\b[Ii]ssues? #?\d+", line), f"{page.name}: {line.strip()}"
+
+
+def test_mkdocs_build_strict(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert (tmp_path / "reference" / "games" / "index.html").exists()
+    assert (tmp_path / "reference" / "api" / "index.html").exists()
+
+
+def test_the_readme_is_short_and_its_verdict_counts_are_the_reports():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    report = (ROOT / "results" / "paper" / "REPRODUCTION.md").read_text()
+    counts = re.search(
+        r"^(\d+) agrees, (\d+) differs, (\d+) not enough data, (\d+) not run\.$", report, re.M
+    )
+    assert counts, "the report's verdict counts line"
+    agree, differ, unsure, not_run = counts.groups()
+    line = f"{agree} agree, {differ} differ, {unsure} not enough data, {not_run} not run"
+    assert line in readme, line
+
+
+def test_an_algorithm_registered_from_elsewhere_is_named_too():
+    """A plugin's record (here the toy algorithm of the tests, whose YAML is not in conf/) is
+    listed with its options and their dataclass defaults."""
+    import toy_algorithm
+
+    page = reference.algorithms_page()
+    section = _section(page, "toy")
+    assert "| `algo.k` | int | `4` |" in section
+    assert algorithms.algorithm("toy") is toy_algorithm.TOY
