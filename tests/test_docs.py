@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest  # noqa: E402
+import pytest
 
 from nmcs.games import registry as games
 from nmcs.search import registry as algorithms

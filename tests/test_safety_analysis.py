@@ -5,7 +5,7 @@ changes no byte of the report or the tables."""
 from pathlib import Path
 
 import pandas as pd
-import pytest  # noqa: E402
+import pytest
 from helpers import run_analysis
 
 from analysis.common import save_table
