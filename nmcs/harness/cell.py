@@ -23,7 +23,6 @@ Rows of both kinds carry the item index in the ``search`` column (a match row al
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -39,7 +38,7 @@ from tqdm.auto import tqdm
 from nmcs.core.errors import ConfigError
 from nmcs.harness import interrupt
 from nmcs.harness.provenance import now_iso, provenance
-from nmcs.harness.seeding import resumed_scheme
+from nmcs.harness.seeding import cell_hash, resumed_scheme
 
 log = logging.getLogger(__name__)
 
@@ -101,12 +100,6 @@ class Cell(Protocol):
     def finish(self, results: pd.DataFrame, out_dir: Path) -> None:
         """What a finished cell leaves beside its results (best game, summary)."""
         ...
-
-
-def cell_hash(identity: dict[str, Any]) -> str:
-    """A short stable name of a cell's identity (the ``cell`` column of its rows)."""
-    text = json.dumps(identity, sort_keys=True, default=str)
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
