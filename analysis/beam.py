@@ -207,6 +207,9 @@ def analyze_table1_readings(ctx) -> list[Claim]:
         parts.append(table.assign(reading=label))
     if parts:
         save_table(pd.concat(parts, ignore_index=True), ctx.tables, "mcbs_table1_readings")
+    # Readings of one statement: the default reading (listed first) decides.
+    for c in claims:
+        c.statement = "Table 1, the cells with a beam of 2 and (1, 1)"
     return claims
 
 

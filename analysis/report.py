@@ -163,7 +163,7 @@ def headline(claims: list[Claim]) -> list[str]:
         f"(a 95% range of {_binom_range(decided)}). Holm's adjustment over the {decided} "
         f"(column 'Holm p'): {survive} of the {len(holm)} 'differs' with a p-value stay below "
         f"0.05"
-        + (f"; {untested} 'differs' rest on no single test (a pattern)" if untested else "")
+        + (f"; {untested} 'differs' with no single test (a pattern)" if untested else "")
         + ".",
         "",
     ]

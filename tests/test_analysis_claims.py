@@ -401,39 +401,79 @@ def test_the_committed_report_shows_the_exact_memorized_values():
     for start, line in zip(readings, rows, strict=True):
         exact = memorized.best_score_probability(depth, level, start)
         assert f"exact: {exact:.4f} (nmcs.theory.leftmove_memorized)" in line
-        assert line.endswith(f"| {AGREES if low <= exact <= high else DIFFERS} |")
+        verdict = line.split("|")[-3].strip()  # the columns end: verdict | Holm p |
+        assert verdict == (AGREES if low <= exact <= high else DIFFERS)
     cells = [line for line in lines if "exact memorized law predicts" in line]
-    assert len(cells) == 2 and all("depths 1-20" in line for line in cells)
+    # leftmove_coverage (independent cells), leftmove_best_probability and
+    # leftmove_memorize_from (common random numbers: judged by Bonferroni).
+    assert len(cells) == 3 and all("depths 1-20" in line for line in cells)
+    assert sum("cells independent: binomial(60, 0.95)" in line for line in cells) == 1
+    assert sum("Bonferroni over the 60 cells" in line for line in cells) == 2
 
 
 # ---------------------------------------------------------------- NRPA by level
 
 
-def test_nrpa_level_claims_agree_differ_and_see_a_ceiling(tmp_path):
-    def rows(game_options, scores_by_level):
-        return pd.DataFrame(
+def test_nrpa_levels_are_described_not_claimed(tmp_path):
+    """Levels 100 times apart in playouts: 'a higher level scores higher' cannot fail, so the
+    levels give a table and a figure and no claim."""
+    frames = {
+        "nrpa_levels": pd.DataFrame(
             [
-                dict(level=lv, score=s, game_options=game_options, playouts=100, seconds=0.1)
-                for lv, scores in scores_by_level.items()
+                dict(level=lv, score=s, game_options="variant=5D", playouts=100, seconds=0.1)
+                for lv, scores in {1: [60, 61, 62], 2: [70, 71, 72]}.items()
                 for s in scores
             ]
         )
+    }
+    assert nrpa.analyze_levels(FrameContext(frames, tmp_path)) == []
+    assert (tmp_path / "tables" / "nrpa_levels.csv").exists()
 
-    frames = {
-        # Morpion 5D: level 2 clearly better than level 1; 5T: level 2 clearly worse.
-        "nrpa_levels": pd.concat(
-            [
-                rows("variant=5D", {1: [60, 61, 62, 61], 2: [70, 71, 72, 71]}),
-                rows("variant=5T", {1: [90, 91, 92, 91], 2: [80, 81, 82, 81]}),
-            ]
+
+def vs_nmcs_frames(nrpa_scores, nmcs_scores, nmcs_seconds=0.1, n=30):
+    """One NRPA cell (level 2, N = 10: 100 playouts, 0.1 s a search) and NMCS at its playouts
+    and at its time, on Morpion."""
+    rng = np.random.default_rng(0)
+
+    def cell(algo, scores, seconds, **budget):
+        return pd.DataFrame(
+            dict(
+                game="morpion",
+                algo=algo,
+                level=2 if algo == "nrpa" else 1,
+                algo_iterations=10 if algo == "nrpa" else np.nan,
+                score=rng.normal(scores, 1.0, n).round(),
+                seconds=seconds,
+                search=np.arange(n),
+                search_seed=rng.integers(0, 2**62, n).astype(np.uint64),
+                experiment="x",
+                cell=algo + str(budget),
+                **budget,
+            )
+        )
+
+    return {
+        "nrpa_vs_nmcs": cell("nrpa", nrpa_scores, 0.1),
+        "nrpa_vs_nmcs_playouts": cell("iterative", nmcs_scores, 0.01, budget_playouts=100),
+        "nrpa_vs_nmcs_time_morpion": cell(
+            "iterative", nmcs_scores, nmcs_seconds, budget_seconds=0.1
         ),
-        # The left move: both levels at the best score in every search.
-        "nrpa_levels_leftmove": rows("depth=60", {2: [60] * 5, 3: [60] * 5}),
     }
 
-    claims = {c.claim: c for c in nrpa.analyze_levels(FrameContext(frames, tmp_path))}
-    assert claims["Morpion 5D: level 2 beats level 1 (N = 100)"].verdict == AGREES
-    assert claims["Morpion 5T: level 2 beats level 1 (N = 100)"].verdict == DIFFERS
-    ceiling = claims["left move: level 3 beats level 2 (N = 100)"]
-    assert ceiling.verdict == NOT_ENOUGH
-    assert ceiling.ours == "every search of both levels scored 60: no room to beat"
+
+def test_nrpa_against_nmcs_at_equal_cost(tmp_path):
+    claims = nrpa.analyze_vs_nmcs(FrameContext(vs_nmcs_frames(70, 65), tmp_path))
+    assert [c.claim for c in claims] == [
+        "Morpion 5D, at 100 playouts: NRPA (level 2, N = 10) scores higher than memorized NMCS",
+        "Morpion 5D, at the time of 100 NRPA playouts (0.1 s): NRPA (level 2, N = 10) scores "
+        "higher than memorized NMCS",
+    ]
+    assert [c.verdict for c in claims] == [AGREES, AGREES]
+    assert "n = 30, 30 (independent cells, Welch)" in claims[0].ours
+    worse = nrpa.analyze_vs_nmcs(FrameContext(vs_nmcs_frames(60, 65), tmp_path))
+    assert [c.verdict for c in worse] == [DIFFERS, DIFFERS]
+    # NMCS's last playout ran far past the time budget: not equal time, no verdict.
+    overshoot = nrpa.analyze_vs_nmcs(FrameContext(vs_nmcs_frames(70, 65, 0.2), tmp_path))
+    assert overshoot[1].verdict == NOT_ENOUGH and "more than 1.5 times" in overshoot[1].ours
+    few = nrpa.analyze_vs_nmcs(FrameContext(vs_nmcs_frames(70, 65, n=10), tmp_path))
+    assert [c.verdict for c in few] == [NOT_ENOUGH, NOT_ENOUGH]

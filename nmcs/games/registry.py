@@ -53,6 +53,8 @@ BUILTIN_MODULES = (
     "nmcs.games.morpion",
     "nmcs.games.twoplayer",
 )
+
+
 @dataclass(frozen=True)
 class RecordBook:
     """What a record hunt needs of a game: for each position (a value of the game option

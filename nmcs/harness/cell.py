@@ -27,7 +27,6 @@ Rows of both kinds carry the item index in the ``search`` column (a match row al
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import logging
@@ -53,7 +52,7 @@ from nmcs.harness.cell_files import (
     remove_temporary_files,
 )
 from nmcs.harness.provenance import now_iso, provenance
-from nmcs.harness.seeding import resumed_scheme
+from nmcs.harness.seeding import cell_hash, resumed_scheme
 
 __all__ = [
     "MAX_ITEMS",
@@ -143,12 +142,6 @@ class Cell(Protocol):
         once saved (``n_saved`` items saved in all): what the cell keeps of them (a record hunt's
         games), and one line if the cell should stop now (its target reached), else None."""
         ...
-
-
-def cell_hash(identity: dict[str, Any]) -> str:
-    """A short stable name of a cell's identity (the ``cell`` column of its rows)."""
-    text = json.dumps(identity, sort_keys=True, default=str)
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def write_meta(out_dir: Path, meta: dict[str, Any]) -> None:

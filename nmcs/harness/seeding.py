@@ -24,6 +24,7 @@ A folder that holds a cell started under ``common`` seeds (its ``meta.json`` has
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,6 +35,13 @@ import numpy as np
 SEED_SCHEMES = ("cell", "common")
 DEFAULT_SCHEME = "cell"
 IDENTITY_KEY = "seed_scheme"
+
+
+def cell_hash(identity: dict[str, Any]) -> str:
+    """A short stable name of a cell's identity (the ``cell`` column of its rows; its words
+    seed the cell's searches under the ``cell`` scheme)."""
+    text = json.dumps(identity, sort_keys=True, default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:16]
 
 
 def scheme_identity(identity: dict[str, Any], scheme: str) -> dict[str, Any]:
@@ -55,8 +63,6 @@ def seed_key(identity: dict[str, Any]) -> tuple[int, ...]:
     hash under the ``cell`` scheme, none under ``common``."""
     if identity_scheme(identity) == "common":
         return ()
-    from nmcs.harness.cell import cell_hash  # noqa: PLC0415 - cell imports this module
-
     name = cell_hash(identity)
     return (int(name[:8], 16), int(name[8:], 16))
 
