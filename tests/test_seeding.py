@@ -23,6 +23,8 @@ from nmcs.harness.validate import validate
 
 BASE = ["game.depth=8", "n_searches=6", "workers=1", "progress=false", "seed=0"]
 
+pytestmark = pytest.mark.unit
+
 
 def cell(*overrides):
     register()

@@ -24,6 +24,8 @@ from analysis.common import (
 from analysis.leftmove import coverage_verdict
 from analysis.report import deciding_claims, headline, holm_adjusted, write_report
 
+pytestmark = pytest.mark.unit
+
 
 def test_rounding_is_half_a_unit_of_the_last_decimal():
     assert rounding(3) == 0.5
