@@ -28,6 +28,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness.cell import cell_hash
+from nmcs.harness.seeding import identity_scheme
 
 
 def cell_meta(folder: Path, cell: str | None) -> dict[str, Any]:
@@ -79,6 +80,8 @@ def rerun(folder: Path, search: int, cell: str | None = None) -> tuple[Any, pd.S
     meta = cell_meta(folder, cell)
     config = dict(meta["config"])
     config["progress"] = False
+    # The seed scheme the cell was run under (a cell older than seed schemes: common seeds).
+    config["seeds"] = identity_scheme(meta.get("identity", {}))
     cfg = OmegaConf.merge(OmegaConf.structured(Config), config)
     assert isinstance(cfg, DictConfig)
     validated = validate(cfg)
