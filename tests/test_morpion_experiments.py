@@ -40,7 +40,10 @@ def claims(outputs):
             inside = "Morpion" in line
         elif inside and line.startswith("| ") and not line.startswith(("| claim", "|---")):
             # The columns: claim, paper, ours, verdict, Holm p (kept out).
-            rows.append([c.strip() for c in line.strip("|").split(" | ")][:4])
+            row = [c.strip() for c in line.strip("|").split(" | ")][:4]
+            # A further reading of a statement shows its verdict as "(word; another reading)".
+            row[3] = row[3].removeprefix("(").removesuffix("; another reading)")
+            rows.append(row)
     return rows
 
 
