@@ -90,13 +90,18 @@ def test_the_readme_is_short_and_its_verdict_counts_are_the_reports():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 200
     report = (ROOT / "results" / "paper" / "REPRODUCTION.md").read_text()
-    counts = re.search(
-        r"^(\d+) agrees, (\d+) differs, (\d+) not enough data, (\d+) not run\.$", report, re.M
+    line = re.search(r"^By statement \((\d+) statements.*?\): (.*)\.$", report, re.M)
+    assert line, "the report's counts by statement"
+    counts = dict(
+        (word, int(n)) for n, word in re.findall(r"(\d+) ([a-z ]+?)(?:,|$)", line.group(2))
     )
-    assert counts, "the report's verdict counts line"
-    agree, differ, unsure, not_run = counts.groups()
-    line = f"{agree} agree, {differ} differ, {unsure} not enough data, {not_run} not run"
-    assert line in readme, line
+    assert counts and sum(counts.values()) == int(line.group(1))
+    # The README says them in the singular: "101 agree, 23 differ, ...".
+    said = ", ".join(
+        f"{n} {word.replace('agrees', 'agree').replace('differs', 'differ')}"
+        for word, n in counts.items()
+    )
+    assert f"{said} (of {line.group(1)} statements" in readme, said
 
 
 def test_an_algorithm_registered_from_elsewhere_is_named_too():
