@@ -393,7 +393,12 @@ def dask_batch(
         )
     else:
         lower = partial(remote_search, game, level - 1, lower_algo, lower_options)
-        remote_search(game, 0, lower_algo, lower_options, state0, 0)  # warm the cache first
+        # Compile (or load) the workers' entry point here first, running nothing: the workers
+        # then load it from the cache instead of each compiling it at once.
+        search_batch(
+            game, state0, np.zeros(0, np.uint64), algo=lower_algo, level=level - 1, workers=1,
+            **lower_options,
+        )  # fmt: skip
         master = partial(master_search, top_width=top_width, lower=lower, executor=executor)
     found = []
     for seed in seeds:
