@@ -102,7 +102,10 @@ def parallel_search(
     options.update(lower_options or {})
     lower = partial(remote_search, game, level - 1, lower_algo, options)
     # Compile (or load) the engine here first, so that workers find it in the cache.
-    remote_search(game, 0, lower_algo, options, state0, 0)
+    search_batch(
+        game, state0, np.zeros(0, np.uint64), algo=lower_algo, level=level - 1, workers=1,
+        **options,
+    )  # fmt: skip
     executor: DaskExecutor | InProcess
     if address is not None:
         executor = DaskExecutor.connect(address)
