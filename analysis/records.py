@@ -43,9 +43,6 @@ from analysis.common import (
     wilson,
 )
 from analysis.independent import morpion_mobility as independent_morpion
-from nmcs.games.morpion import RECORDS
-from nmcs.games.morpion.draw import draw_game
-from nmcs.games.morpion.psol import read_psol
 
 SECTION = "Records (Morpion Solitaire)"
 HUNTS = {"5D": "morpion_record_hunt", "5T": "morpion_record_hunt_5t"}
@@ -65,11 +62,23 @@ COMPARED = {
 }
 EFFICIENCY_SCORE = 80
 HUNT_BUDGET = 400  # searches of the paper-scale 5D hunt (conf/experiment/morpion_record_hunt.yaml)
+
+
+def _morpion() -> tuple:
+    """Morpion's record book, game reader and drawer, imported when a hunt is analysed (they
+    load numba, which the analysis does not import otherwise)."""
+    from nmcs.games.morpion import RECORDS  # noqa: PLC0415
+    from nmcs.games.morpion.draw import draw_game  # noqa: PLC0415
+    from nmcs.games.morpion.psol import read_psol  # noqa: PLC0415
+
+    return RECORDS, read_psol, draw_game
+
+
 _GAME_FILE = re.compile(r"search-(\d+)-score-(\d+)\.psol$")
 
 
 def analyze(ctx: Context) -> list[Claim]:
-    claims = []
+    claims: list[Claim] = []
     hunts = {v: ctx.results(e) for v, e in HUNTS.items()}
     distribution_rows, probability_rows = [], []
     for variant, df in hunts.items():
@@ -84,6 +93,11 @@ def analyze(ctx: Context) -> list[Claim]:
     if distribution_rows:
         save_table(pd.DataFrame(distribution_rows), ctx.tables, "records_distribution")
         save_table(pd.DataFrame(probability_rows), ctx.tables, "records_probabilities")
+    if not distribution_rows:  # no hunt at this scale: nothing to replay or draw
+        return [
+            record_claim(ctx, hunts["5D"], pd.DataFrame()),
+            efficiency_claim(ctx, pd.DataFrame()),
+        ]
     games = found_games(ctx)
     if len(games):
         save_table(games, ctx.tables, "records_games")
@@ -91,8 +105,7 @@ def analyze(ctx: Context) -> list[Claim]:
     claims.append(record_claim(ctx, hunts["5D"], games))
     efficiency = efficiency_table(ctx, hunts["5D"]) if not hunts["5D"].empty else pd.DataFrame()
     claims.append(efficiency_claim(ctx, efficiency))
-    if distribution_rows:
-        write_page(ctx, pd.DataFrame(probability_rows), games, efficiency, drawn, claims)
+    write_page(ctx, pd.DataFrame(probability_rows), games, efficiency, drawn, claims)
     return claims
 
 
@@ -106,6 +119,7 @@ def write_page(
 ) -> Path:
     """``<outputs>/RECORDS.md``: the hunts' numbers, the games of the record length with the
     commands that reproduce them, and the pictures, beside REPRODUCTION.md."""
+    book, _, _ = _morpion()
     lines = ["# Records", ""]
     lines += [f"- **{c.claim}**: {c.ours} ({c.verdict}; {c.paper})" for c in claims]
     lines += ["", "## NRPA (N = 100): P(score >= k) and the cost of a first such game", ""]
@@ -135,7 +149,7 @@ def write_page(
                 f"| {r.algorithm} | {r.searches} | {r.core_hours:.2f} | {r.best} | {r.hits} | "
                 f"{r.per_core_hour:.2f} [{r.low:.2f}, {r.high:.2f}] |"
             )
-    best = {v: RECORDS.best_known[v] for v in HUNTS}
+    best = {v: book.best_known[v] for v in HUNTS}
     top = games[games["score"] >= games["variant"].map(best)] if len(games) else games
     lines += ["", "## Our games of the record length, and how to reproduce each", ""]
     if top.empty:
@@ -186,6 +200,7 @@ def probabilities(variant: str, level: int, part: pd.DataFrame) -> list[dict]:
 def found_games(ctx: Context) -> pd.DataFrame:
     """Every saved game of the hunts, replayed from its file: variant, cell, search, score,
     the replayed length, and the command that reruns that search and checks it."""
+    _, read_psol, _ = _morpion()
     rows = []
     for variant, experiment in HUNTS.items():
         folder = ctx.results_dir / experiment
@@ -229,10 +244,11 @@ def rerun_search_command(ctx: Context, experiment: str, cell: str, search: str) 
 def pictures(ctx: Context, games: pd.DataFrame) -> list[Path]:
     """Each record-length game of ours (or, short of one, the best game saved of each variant)
     and the literature's grids, drawn from their replays; returns the files."""
+    book, read_psol, draw_game = _morpion()
     out = ctx.figures / "records"
     drawn: list[Path] = []
     if len(games):
-        best = {v: RECORDS.best_known[v] for v in HUNTS}
+        best = {v: book.best_known[v] for v in HUNTS}
         for variant, part in games.groupby("variant"):
             top = part[part["score"] >= best[variant]]
             top = top if len(top) else part[part["score"] == part["score"].max()].head(1)
@@ -250,13 +266,14 @@ def pictures(ctx: Context, games: pd.DataFrame) -> list[Path]:
 
 
 def record_claim(ctx: Context, df: pd.DataFrame, games: pd.DataFrame) -> Claim:
+    book, _, _ = _morpion()
     statement = "our engine finds a Morpion 5D game of the record length (level-3 NRPA)"
-    paper = f"{RECORDS.best_known['5D']} moves (Rosin 2010)"
+    paper = f"{book.best_known['5D']} moves (Rosin 2010)"
     cmd = rerun_command(ctx.scale, HUNTS["5D"])
     df = df[df["level"] == 3] if len(df) else df
     if df.empty:
         return Claim(SECTION, statement, paper, "-", NOT_RUN, cmd)
-    record = RECORDS.best_known["5D"]
+    record = book.best_known["5D"]
     hits = games[(games["variant"] == "5D") & (games["score"] >= record)] if len(games) else games
     best = int(df["score"].max())
     ours = f"best {best} in {len(df)} searches; {len(hits)} game(s) of {record} saved and replayed"
