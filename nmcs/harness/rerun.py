@@ -54,8 +54,11 @@ def cell_meta(folder: Path, cell: str | None) -> dict[str, Any]:
     return metas[cell]
 
 
-def saved_games(folder: Path, cell: str | None, search: int) -> dict[str, np.ndarray]:
-    """The saved forms of search ``search``'s game: ``{where: moves}``."""
+def saved_games(
+    folder: Path, cell: str | None, search: int, variant: str = "5D"
+) -> dict[str, np.ndarray]:
+    """The saved forms of search ``search``'s game (a Morpion game file read as ``variant``):
+    ``{where: moves}``."""
     from nmcs.games.morpion.psol import read_psol  # noqa: PLC0415 - the one game file format
 
     found: dict[str, np.ndarray] = {}
@@ -67,7 +70,6 @@ def saved_games(folder: Path, cell: str | None, search: int) -> dict[str, np.nda
             found[str(results)] = np.asarray(rows.iloc[0]["moves"], np.int32)
     records = folder / "records" / cell if cell is not None else folder / "records"
     for path in sorted(records.glob(f"search-{search:08d}-score-*.psol")):
-        variant = "5T" if "5t" in folder.name.lower() else "5D"
         found[str(path)] = read_psol(path, variant=variant)[1]
     return found
 
@@ -117,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.save is not None and validated.game.save_game is not None:
         validated.game.save_game(validated.state0, moves, args.save)
     same = True
-    for where, saved in saved_games(args.folder, args.cell, args.search).items():
+    variant = str(validated.game_options.get("variant", "5D"))
+    for where, saved in saved_games(args.folder, args.cell, args.search, variant).items():
         equal = np.array_equal(saved, moves)
         same &= equal
         print(f"{'identical to' if equal else 'DIFFERS from'} the game saved in {where}")
