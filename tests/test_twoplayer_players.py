@@ -461,3 +461,39 @@ def test_expand_playout_player_wins_at_once_and_in_two(level):
         for seed in range(5):
             player = Player(cfg, Budget(playouts=200), s, seed)
             assert P.move_name(s, player.choose(s)) in good, (text, seed)
+
+
+# x to move; after either x move every o move leaves x without a move: each NMC(2) playout of
+# o wins with the first move it tries and runs no random playout.
+ZERO_COST_PLAYOUTS = """
+domineering 3x4, x to move
+3 . . . .
+2 . o o x
+1 . . . x
+"""
+
+
+def _choose_in_time(player, state, seconds=60.0):
+    """The player's move, or a failure (not a hung suite) if it does not come in time."""
+    import threading
+
+    result = []
+    thread = threading.Thread(target=lambda: result.append(player.choose(state)), daemon=True)
+    thread.start()  # the move kernels release the GIL
+    thread.join(seconds)
+    assert not thread.is_alive(), "the player did not return a move"
+    return result[0]
+
+
+@pytest.mark.parametrize("root", ["uct", "flat"])
+def test_simulations_without_random_playouts_still_spend_the_budget(root):
+    # Budget 1: the tree holds the root and its two children; every later simulation starts a
+    # zero-cost NMC(2) playout from a full tree (uct), and every flat round is one (flat).
+    # Such simulations once repeated for ever; each now counts one playout.
+    state = P.parse(ZERO_COST_PLAYOUTS)
+    for seed in range(5):
+        player = Player(PlayerConfig(level=2, cow=True, root=root), Budget(playouts=1), state, seed)
+        before = int(player.stats[0])
+        move = _choose_in_time(player, state)
+        assert move in P.legal_move_list(state)
+        assert 1 <= int(player.stats[0]) - before <= 2

@@ -30,7 +30,10 @@ How the paper's text is read here (see docs/twoplayer.md):
   played is the most visited root move (ties: the better mean, then the first);
 - the budget per move is counted in random (level-0) playouts, those inside nested playouts
   included, so one unit is the same work for every player, and checked between simulations
-  (a simulation in flight finishes, so at least one runs and a nested one may overrun); or in
+  (a simulation in flight finishes, so at least one runs and a nested one may overrun; an
+  NMC(2) playout can need no random playout, when the first move it tries wins at once, and
+  counts one when the tree is full (or there is none, ``root="flat"``), so that such
+  simulations cannot repeat without end); or in
   milliseconds, a hard limit: a nested playout still running at the deadline stops and is
   dropped (not backed up); if no simulation finished, the move is a random legal one;
 - a position with one legal move is answered at once, without search;
@@ -386,6 +389,8 @@ def build(game: ModuleType) -> dict[str, Any]:
             node = 0
             depth = 0
             path[0] = 0
+            nodes_before = used_nodes
+            playouts_before = stats[S_PLAYOUTS]
             # Selection and expansion: descend until a new node is added, the game ends, or the
             # pools are full (then the simulation goes on from where it stands).
             while sim[WINNER] == ONGOING:
@@ -449,6 +454,11 @@ def build(game: ModuleType) -> dict[str, Any]:
                     depth, used_nodes, used_edges = grow_chain(
                         leaf, rec, k, depth, path, mover, used_nodes, used_edges, ws
                     )
+                if stats[S_PLAYOUTS] == playouts_before and used_nodes == nodes_before:
+                    # A full tree and a nested playout that needed no random playout (its
+                    # first move tried won, one move from the end): without this count such
+                    # simulations could repeat for ever without spending the budget.
+                    stats[S_PLAYOUTS] += 1
             else:
                 stats[S_PLAYOUTS] += 1  # a simulation that ends in the tree counts as one playout
                 if solver and depth > 0:
@@ -541,6 +551,7 @@ def build(game: ModuleType) -> dict[str, Any]:
                 break
             _copy(sim, root)
             play(sim, moves[j])
+            playouts_before = stats[S_PLAYOUTS]
             if sim[WINNER] == ONGOING:
                 if (
                     nested_playout(
@@ -549,6 +560,8 @@ def build(game: ModuleType) -> dict[str, Any]:
                     < 0
                 ):
                     break  # out of time in a nested playout: it is dropped
+                if stats[S_PLAYOUTS] == playouts_before:
+                    stats[S_PLAYOUTS] += 1  # an NMC(2) playout that needed no random playout
             else:
                 stats[S_PLAYOUTS] += 1  # a move that ends the game counts as one playout
             visits[j] += 1
