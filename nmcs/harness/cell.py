@@ -32,7 +32,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -270,6 +270,61 @@ def _complete_results(out_dir: Path, n: int) -> pd.DataFrame | None:
     return results if len(results) == n else None
 
 
+def _start_meta(cell: Cell, name: str, old_meta: dict | None, n_done: int) -> dict[str, Any]:
+    """The cell's meta.json as a run starts (a resumed run keeps its first start)."""
+    return {
+        "kind": cell.kind,
+        "identity": cell.identity,
+        "cell": name,
+        "config": cell.config,
+        **cell.meta(),
+        "started": (old_meta or {}).get("started", now_iso()),
+        "resumed": now_iso() if old_meta else None,
+        "finished": (old_meta or {}).get("finished") if n_done == cell.n else None,
+        "n_done": n_done,
+        "workers": cell.workers,
+        # Thread-seconds per item of the latest run (the pre-flight estimate reads it).
+        "seconds_per_item": (old_meta or {}).get("seconds_per_item"),
+        **provenance(),
+    }
+
+
+def _run_chunks(
+    cell: Cell, out_dir: Path, name: str, meta: dict[str, Any], todo: Iterator[int], bar: tqdm
+) -> str | None:
+    """Run the items of ``todo`` chunk by chunk, each chunk saved (and meta.json updated) as
+    it ends; returns a record hunt's reason to stop early, if any."""
+    chunk_dir = out_dir / "chunks"
+    stop = None
+    run_seconds, run_items = 0.0, 0
+    with cell.session(out_dir) as run_chunk:
+        # A session may run more items at once than the cell's threads (a Dask cluster): its
+        # runner says how many. The first chunk is one item per worker, to measure how long an
+        # item takes; later chunks aim at chunk_seconds each.
+        workers = int(getattr(run_chunk, "workers", cell.workers))
+        size = workers
+        while not stop:
+            interrupt.check()  # a Ctrl-C that a compiler callback swallowed
+            indices = list(itertools.islice(todo, size))
+            if not indices:
+                break
+            started = time.perf_counter()
+            chunk = run_chunk(name, indices)
+            elapsed = time.perf_counter() - started
+            path = chunk_dir / f"{indices[0]:08d}-{indices[-1]:08d}.parquet"
+            atomic_write_parquet(chunk, path)
+            meta["n_done"] += len(indices)
+            run_seconds += elapsed * workers
+            run_items += len(indices)
+            meta["seconds_per_item"] = run_seconds / run_items
+            write_meta(out_dir, meta)
+            bar.update(len(indices))
+            stop = cell.after_saved(chunk, out_dir, meta["n_done"]) if cell.hunts else None
+            per_item = max(elapsed / len(indices), 1e-7)
+            size = int(min(max(workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000))
+    return stop
+
+
 def _run_locked(cell: Cell, out_dir: Path) -> pd.DataFrame:
     chunk_dir = out_dir / "chunks"
     cell = resumed_scheme(cell, out_dir)
@@ -278,7 +333,7 @@ def _run_locked(cell: Cell, out_dir: Path) -> pd.DataFrame:
     make_folder(chunk_dir)
     remove_temporary_files(out_dir)
     name = cell_hash(identity)
-    n, unit = cell.n, cell.unit
+    n = cell.n
     done = checked_done_items(out_dir, name)
     adopted = adopt_sibling_chunks(out_dir, identity, n, done, name)
     if adopted:
@@ -286,21 +341,7 @@ def _run_locked(cell: Cell, out_dir: Path) -> pd.DataFrame:
         print(f"{out_dir}: {adopted} {cell.kind} copied from a folder of the same cell", flush=True)
     n_done = sum(1 for i in done if 0 <= i < n)
     n_todo = n - n_done
-    meta: dict[str, Any] = {
-        "kind": cell.kind,
-        "identity": identity,
-        "cell": name,
-        "config": cell.config,
-        **cell.meta(),
-        "started": (old_meta or {}).get("started", now_iso()),
-        "resumed": now_iso() if old_meta else None,
-        "finished": (old_meta or {}).get("finished") if not n_todo else None,
-        "n_done": n_done,
-        "workers": cell.workers,
-        # Thread-seconds per item of the latest run (the pre-flight estimate reads it).
-        "seconds_per_item": (old_meta or {}).get("seconds_per_item"),
-        **provenance(),
-    }
+    meta = _start_meta(cell, name, old_meta, n_done)
     if not n_todo and old_meta is not None:
         complete = _complete_results(out_dir, n)
         if complete is not None:
@@ -325,41 +366,13 @@ def _run_locked(cell: Cell, out_dir: Path) -> pd.DataFrame:
         total=n,
         initial=n_done,
         desc=out_dir.name,
-        unit=unit,
+        unit=cell.unit,
         disable=not cell.progress,
         dynamic_ncols=True,
     )
-    # The first chunk is one item per worker, to measure how long an item takes; later chunks
-    # aim at chunk_seconds each.
-    size = cell.workers
-    todo = _todo(n, done)
-    run_seconds, run_items = 0.0, 0
     try:
-        with cell.session(out_dir) if n_todo and not stop else nullcontext(None) as run_chunk:
-            # A session may run more items at once than the cell's threads (a Dask cluster):
-            # its runner says how many.
-            workers = int(getattr(run_chunk, "workers", cell.workers))
-            size = workers
-            while not stop:
-                interrupt.check()  # a Ctrl-C that a compiler callback swallowed
-                indices = list(itertools.islice(todo, size))
-                if not indices:
-                    break
-                started = time.perf_counter()
-                assert run_chunk is not None
-                chunk = run_chunk(name, indices)
-                elapsed = time.perf_counter() - started
-                path = chunk_dir / f"{indices[0]:08d}-{indices[-1]:08d}.parquet"
-                atomic_write_parquet(chunk, path)
-                meta["n_done"] += len(indices)
-                run_seconds += elapsed * workers
-                run_items += len(indices)
-                meta["seconds_per_item"] = run_seconds / run_items
-                write_meta(out_dir, meta)
-                bar.update(len(indices))
-                stop = cell.after_saved(chunk, out_dir, meta["n_done"]) if cell.hunts else None
-                per_item = max(elapsed / len(indices), 1e-7)
-                size = int(min(max(workers, cell.chunk_seconds / per_item), 4 * size, 1_000_000))
+        if n_todo and not stop:
+            stop = _run_chunks(cell, out_dir, name, meta, _todo(n, done), bar)
     except KeyboardInterrupt:
         bar.close()
         raise CellInterrupted(

@@ -456,6 +456,112 @@ def _adjacency(buf, b, k, tabu, c_from, c_to):
     return df, db
 
 
+@njit(cache=True, inline="always")
+def _to_bitboards(state, buf, b, g, h):
+    """Each column's cells as one uint64 per colour, in ``buf``'s column blocks."""
+    for c in range(state[NCOLS]):
+        for r in range(state[HDR + c]):
+            i = (c + 1) * b + state[g + c * h + r]
+            buf[i] |= _ONE << np.uint64(r)
+
+
+@njit(cache=True, inline="always")
+def _from_bitboards(state, buf, b, k, g, h, ncols0):
+    """The grid of ``state`` rewritten from the column blocks of ``buf``."""
+    for c in range(ncols0):
+        for r in range(h):
+            state[g + c * h + r] = EMPTY
+    for c in range(state[NCOLS]):
+        for x in range(k):
+            m = buf[(c + 1) * b + x]
+            while m != _ZERO:
+                state[g + c * h + np.int64(_ctz(m))] = x
+                m &= m - _ONE
+
+
+@njit(cache=True, inline="always")
+def _tabu_colour(state, cnt, k):
+    """The colour the tabu policy keeps for last (the most frequent), -1 without the policy."""
+    tabu = -1
+    if state[POLICY] == POLICY_TABU:
+        most = 0
+        for x in range(k):
+            if state[cnt + x] > most:
+                most = state[cnt + x]
+                tabu = x
+    return tabu
+
+
+@njit(cache=True, inline="always")
+def _draw_group(buf, rng, b, nf, total, ncols, allowed, tabuadj):
+    """A group drawn uniformly among the marked ones (the first ``nf`` allowed, the rest
+    tabu), by rejection (see ``playout``): its colour, size and first and last columns, the
+    group's cells left marked in the group word of its columns."""
+    while True:
+        j = below(rng, total)
+        if j < nf:
+            c, bit = _select(buf, allowed, j)
+        else:
+            c, bit = _select(buf, tabuadj, j - nf)
+        i = (c + 1) * b
+        x = 0
+        while buf[i + x] & bit == _ZERO:
+            x += 1
+        n, lo, hi = _fill_group(buf, b, x, c, bit, ncols)
+        if below(rng, n) < 2:
+            return x, n, lo, hi
+        _clear_group(buf, b, lo, hi)
+
+
+@njit(cache=True, inline="always")
+def _remove_group(state, buf, b, k, lo, hi):
+    """Take the marked group out of columns ``lo`` to ``hi``: in each, its runs of cells from
+    the lowest up, shifting every colour word down by the run's length above each run.
+    Returns whether a column was emptied."""
+    emptied = False
+    for c in range(lo, hi + 1):
+        i = (c + 1) * b
+        gm = buf[i + b - 1]
+        buf[i + b - 1] = _ZERO
+        state[HDR + c] -= np.int64(_popcount(gm))
+        if state[HDR + c] == 0:
+            emptied = True
+            for y in range(k):
+                buf[i + y] = _ZERO
+            continue
+        while gm != _ZERO:
+            # The lowest run of the group in this column: bits p .. p + run - 1.
+            lowbit = gm & ~(gm - _ONE)
+            seg = ((gm + lowbit) ^ gm) & gm
+            run = _popcount(seg)
+            low = lowbit - _ONE
+            for y in range(k):
+                m = buf[i + y]
+                buf[i + y] = (m & low) | ((m >> run) & ~low)
+            gm = (gm & ~seg) >> run
+    return emptied
+
+
+@njit(cache=True, inline="always")
+def _close_columns(state, buf, b, k, lo, ncols):
+    """Move the column blocks right of an emptied column left, closing the gaps."""
+    dst = lo
+    for c in range(lo, ncols):
+        hc = state[HDR + c]
+        if hc == 0:
+            continue
+        if dst != c:
+            for y in range(k):
+                buf[(dst + 1) * b + y] = buf[(c + 1) * b + y]
+            state[HDR + dst] = hc
+            state[HDR + c] = 0
+        dst += 1
+    for c in range(dst, ncols):
+        for y in range(k):
+            buf[(c + 1) * b + y] = _ZERO
+    state[NCOLS] = dst
+
+
 @njit(cache=True)
 def playout(state, rng, moves, record):
     # Bitboards: each column is one uint64 per colour. Each move marks, for every column, the
@@ -475,17 +581,8 @@ def playout(state, rng, moves, record):
     tabuadj = allowed + w + 2
     buf = np.zeros(allowed + 2 * (w + 2), np.uint64)
     ncols0 = state[NCOLS]
-    for c in range(ncols0):
-        for r in range(state[HDR + c]):
-            i = (c + 1) * b + state[g + c * h + r]
-            buf[i] |= _ONE << np.uint64(r)
-    tabu = -1
-    if state[POLICY] == POLICY_TABU:
-        most = 0
-        for x in range(k):
-            if state[cnt + x] > most:
-                most = state[cnt + x]
-                tabu = x
+    _to_bitboards(state, buf, b, g, h)
+    tabu = _tabu_colour(state, cnt, k)
     played = 0
     # The marks of every column before the first move, of the columns a move changed before
     # the next: one call of the inlined _adjacency, not two (compile time).
@@ -511,74 +608,17 @@ def playout(state, rng, moves, record):
                 break
             tabu_ok = True
         total = nf + nb if tabu_ok else nf
-        while True:
-            j = below(rng, total)
-            if j < nf:
-                c, bit = _select(buf, allowed, j)
-            else:
-                c, bit = _select(buf, tabuadj, j - nf)
-            i = (c + 1) * b
-            x = 0
-            while buf[i + x] & bit == _ZERO:
-                x += 1
-            n, lo, hi = _fill_group(buf, b, x, c, bit, ncols)
-            if below(rng, n) < 2:
-                break
-            _clear_group(buf, b, lo, hi)
+        x, n, lo, hi = _draw_group(buf, rng, b, nf, total, ncols, allowed, tabuadj)
         if record:
             moves[played] = lo * h + np.int64(_ctz(buf[(lo + 1) * b + b - 1]))
         played += 1
-        # Remove the group: in each of its columns, take out its runs of cells from the lowest
-        # up, shifting every colour word down by the run's length above each run.
-        emptied = False
-        for c in range(lo, hi + 1):
-            i = (c + 1) * b
-            gm = buf[i + b - 1]
-            buf[i + b - 1] = _ZERO
-            state[HDR + c] -= np.int64(_popcount(gm))
-            if state[HDR + c] == 0:
-                emptied = True
-                for y in range(k):
-                    buf[i + y] = _ZERO
-                continue
-            while gm != _ZERO:
-                # The lowest run of the group in this column: bits p .. p + run - 1.
-                lowbit = gm & ~(gm - _ONE)
-                seg = ((gm + lowbit) ^ gm) & gm
-                run = _popcount(seg)
-                low = lowbit - _ONE
-                for y in range(k):
-                    m = buf[i + y]
-                    buf[i + y] = (m & low) | ((m >> run) & ~low)
-                gm = (gm & ~seg) >> run
+        emptied = _remove_group(state, buf, b, k, lo, hi)
         if emptied:
-            dst = lo
-            for c in range(lo, ncols):
-                hc = state[HDR + c]
-                if hc == 0:
-                    continue
-                if dst != c:
-                    for y in range(k):
-                        buf[(dst + 1) * b + y] = buf[(c + 1) * b + y]
-                    state[HDR + dst] = hc
-                    state[HDR + c] = 0
-                dst += 1
-            for c in range(dst, ncols):
-                for y in range(k):
-                    buf[(c + 1) * b + y] = _ZERO
-            state[NCOLS] = dst
+            _close_columns(state, buf, b, k, lo, ncols)
         # Only the columns of the group, their neighbours and (after a closed column) the
         # columns that moved can have changed their marks.
         c_from = lo - 1 if lo > 0 else 0
         c_to = ncols - 1 if emptied or hi == ncols - 1 else hi + 1
         _score_move(state, x, n)
-    for c in range(ncols0):
-        for r in range(h):
-            state[g + c * h + r] = EMPTY
-    for c in range(state[NCOLS]):
-        for x in range(k):
-            m = buf[(c + 1) * b + x]
-            while m != _ZERO:
-                state[g + c * h + np.int64(_ctz(m))] = x
-                m &= m - _ONE
+    _from_bitboards(state, buf, b, k, g, h, ncols0)
     return played
