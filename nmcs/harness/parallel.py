@@ -98,8 +98,7 @@ def parallel_search(
     The result does not depend on ``workers`` or ``address``."""
     if isinstance(level, bool) or not isinstance(level, int | np.integer) or not 1 <= level <= 6:
         raise ConfigError(f"level = {level!r}: a parallel search needs an integer from 1 to 6")
-    options = {"memorize": True} if lower_algo == "nested" else {}
-    options.update(lower_options or {})
+    options = dict(lower_options or {})  # search_batch's defaults (memorized NMCS) otherwise
     lower = partial(remote_search, game, level - 1, lower_algo, options)
     # Compile (or load) the engine here first, so that workers find it in the cache.
     search_batch(
