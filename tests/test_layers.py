@@ -115,3 +115,31 @@ def test_mypy_passes_on_the_package():
         pytest.skip("mypy is not installed (pip install -e .[dev])")
     done = subprocess.run([str(mypy)], cwd=PACKAGE.parent, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+MAX_FUNCTION_LINES = 100
+
+
+def long_functions(root: Path, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """``path:line name (n lines)`` of every function or method under ``root`` longer than
+    ``limit`` lines (its decorators left out, its nested functions counted in)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                n = (node.end_lineno or node.lineno) - node.lineno + 1
+                if n > limit:
+                    found.append(f"{path.relative_to(root.parent)}:{node.lineno} {node.name} ({n})")
+    return found
+
+
+def test_no_function_in_the_package_is_over_100_lines():
+    assert long_functions(PACKAGE) == []
+
+
+def test_the_length_check_finds_a_long_function(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    (package / "m.py").write_text(f"def short():\n    pass\n\n\ndef long():\n{body}\n")
+    assert long_functions(package) == [f"pkg/m.py:5 long ({MAX_FUNCTION_LINES + 1})"]
