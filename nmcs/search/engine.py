@@ -54,9 +54,9 @@ def new_outputs(n, max_moves, trace_len):
 def build_search(game, build, levels):
     """``(new_workspace, run, score)``: the algorithm built by ``build`` on ``game``'s kernels
     (levels 0 to ``levels``) and the game's score. The loop over a block of searches that
-    calls them is the entry point itself (``nmcs.search.entry.TEMPLATE``): search ``i`` seeds
-    its own generator, plays on a copy of ``state0`` and writes row ``i`` of ``out``. A loop (or
-    a per-search function) built here would be one more compiled layer, and every layer
+    calls them is the entry point itself (``nmcs.core.generated.SEARCH_ENTRY``): search ``i``
+    seeds its own generator, plays on a copy of ``state0`` and writes row ``i`` of ``out``. A
+    loop (or a per-search function) built here would be one more compiled layer, and every layer
     optimises and emits again all the machine code below it (about 0.6 s for the left move,
     1.7 s for SameGame on the first run)."""
     new_workspace, run = build(game, levels)
