@@ -1,4 +1,4 @@
-"""NRPA and GNRPA (issue 22, docs/nrpa.md): scores by level (experiments nrpa_levels,
+"""NRPA and GNRPA (docs/nrpa.md): scores by level (experiments nrpa_levels,
 nrpa_levels_samegame, nrpa_levels_leftmove) and the algorithms at equal playout budgets with
 anytime curves and 95% bands (algorithms_equal_playouts and its beam sibling).
 

@@ -1,5 +1,5 @@
 """Strength against an engine nobody here wrote: our MCS and nested players against OpenSpiel's
-``MCTSBot`` on Breakthrough, at equal simulations per move (issue 21).
+``MCTSBot`` on Breakthrough, at equal simulations per move.
 
 Each of our players gets a budget of S random playouts a move (the nested player counts the
 random playouts inside its NMC(n) playouts, so one unit is the same work); OpenSpiel's bot

@@ -1,4 +1,4 @@
-"""The reduced paper table of NMCS for two-player games (issue 21): its commands, its quick
+"""The reduced paper table of NMCS for two-player games: its commands, its quick
 version, and the cost of the reduced and the full table from a few matches per cell.
 
 The reduced table is the paper experiments run with fewer matches per cell, nothing else:

@@ -1,5 +1,5 @@
 """A budgeted search is cut short inside the nested search that is running when its budget is
-spent (issue 9, cancellation): it stops at the budget's playout, and returns a complete game,
+spent (cancellation): it stops at the budget's playout, and returns a complete game,
 the best one it knows, whose moves replay to its score."""
 
 import numpy as np

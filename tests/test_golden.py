@@ -8,7 +8,7 @@ composed configs, so existing result folders still resume.
 
 Changed on purpose since: the ``iterative1`` cases of the games where one level-1 search needs
 more than the 400-playout budget (Morpion, SameGame), when a budget began to cut the running
-nested search instead of letting it finish (issue 9, cancellation).
+nested search instead of letting it finish (cancellation).
 
 Regenerate (only when a change of results is intended, and say so in the commit)::
 

@@ -169,7 +169,7 @@ QUICK_DASK = ["game.depth=20", "level=2", "progress=false", "parallel.backend=da
 
 
 def test_dask_logs_to_the_cell_folder_not_the_terminal(tmp_path):
-    """Issue 19: the scheduler's, nannies' and workers' INFO lines go to <cell>/dask.log."""
+    """The scheduler's, nannies' and workers' INFO lines go to <cell>/dask.log."""
     from tests.helpers import run_python
 
     cell = tmp_path / "cell"

@@ -40,7 +40,7 @@ def test_make_state_checks_options_by_their_config_key():
     )
 
 
-# Each misuse that issue 20 found accepted, now refused with one line (types as well as ranges).
+# Each misuse once accepted, now refused with one line (types as well as ranges).
 @pytest.mark.parametrize(
     "kwargs,message",
     [

@@ -351,7 +351,7 @@ def test_labels_of_the_new_switches():
     assert PlayerConfig(2, cow=True, expand="playout").label == "NMC(2)+COW+EP"
 
 
-# ---------------------------------------------------------------- root=flat (issue 21, reason 3)
+# ------------------------------------------ root=flat (reason 3 of the two-player investigation)
 
 
 @pytest.mark.parametrize(

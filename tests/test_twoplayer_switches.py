@@ -1,5 +1,6 @@
-"""Issue 21's switches as config keys: the defaults keep the identity (hash) of every match
-cell written before them; game.size sweeps square boards; bad values fail in one line."""
+"""The two-player investigation's switches as config keys: the defaults keep the identity
+(hash) of every match cell written before them; game.size sweeps square boards; bad values
+fail in one line."""
 
 import pytest
 from hydra import compose, initialize_config_dir

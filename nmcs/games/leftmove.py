@@ -73,7 +73,7 @@ def play(state, move):
 @njit(cache=True)
 def code(state, move):
     """NRPA move code (depth, move): ``2 * PLAYED + move``, the same move at the same depth is
-    the same code whatever was played before (issue 22's coding of the tree problems)."""
+    the same code whatever was played before (the coding NRPA needs on the tree problems)."""
     return np.int64(2) * state[PLAYED] + np.int64(move)
 
 

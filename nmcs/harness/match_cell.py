@@ -1,5 +1,5 @@
 """Match cells: a two-player game's cell, validated once into a frozen ``MatchCell`` that the
-preflight and the cell driver (``nmcs.harness.cell``) read (two-player games, issue 10).
+preflight and the cell driver (``nmcs.harness.cell``) read (two-player games).
 
 A cell whose ``game`` is a two-player game (``nmcs.games.twoplayer``) is a *pairing*: player A
 against player B on one game version with one budget per move, ``n_matches`` matches, A playing
@@ -93,7 +93,9 @@ class PlayerSettings:
     c: float = 0.4
     backup: str = "outcome"  # or "discounted": what the tree backs up from a nested playout
     solver: bool = False  # MCTS-Solver: proven wins and losses backed up
-    root: str = "uct"  # or "flat": no tree, rounds over the root's moves (issue 21, reason 3)
+    root: str = (
+        "uct"  # or "flat": no tree, rounds over the root's moves (the investigation's reason 3)
+    )
     expand: str = "node"  # or "playout": a nested playout's moves become tree nodes
 
 

@@ -192,7 +192,7 @@ def build_nrpa(game: Any) -> tuple:
     # The search functions below that allocate nothing (the levels, adapt, promote,
     # cache_steps) are compiled without numba's reference counting (_nrt=False): with it, each
     # call increfed and decrefed every array of the workspace, and Morpion's level-2 search ran
-    # 2.6 times slower (issue 22's benchmark, results identical).
+    # 2.6 times slower (bench_nrpa.py, results identical).
     refcounted_kernels(game)
 
     @njit

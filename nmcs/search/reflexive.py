@@ -41,7 +41,7 @@ the intended ``nb++``.)
 Implementation: a level-1 game is one function (its playouts are not recorded but replayed from
 their saved generator word when they improve, as in ``nmcs.search.nested``); the levels above it
 run in one loop over an explicit stack of frames, one per level, rather than as one function per
-level: numba cannot cache recursive functions without signatures (issue 6061), and unrolled
+level: numba cannot cache recursive functions without signatures (numba issue 6061), and unrolled
 levels cost about 6 s of compilation more in every game's engine. The memorized sequence of a
 level-l game lives in its own output (playing its next move needs no shifting), and a level-l
 game lets its children write into one of two buffers, keeping the best by swapping them.

@@ -35,7 +35,7 @@ Keeping the count next to the mask makes removing a value one subtraction, and t
 Move encoding: ``cell * N + v`` (cell = row * N + col, v = 0-based value), e.g. on 16x16 the
 move 4100 = 256 * 16 + 4 puts the value 5 at row 16, column 1 (1-based).
 
-NRPA code (``code``): the move itself, i.e. the pair (cell, value), as issue 22 asks and as
+NRPA code (``code``): the move itself, i.e. the pair (cell, value), as
 NRPA is usually applied to constraint problems (a variable-value pair); it does not depend on
 the order the cells were filled in.
 
