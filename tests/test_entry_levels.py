@@ -48,7 +48,7 @@ def test_a_record_with_bad_level_brackets_is_refused(brackets):
 
 
 def test_beam_search_has_entry_points_for_level_0_level_1_and_every_level_above():
-    # Levels 2 and up run in one function that calls itself (nmcs.search.beam.make_level).
+    # Levels 2 and up run in one function that calls itself (nmcs.search.beam._make_level).
     for name in ("beam", "iterative_beam"):
         record = registry.algorithm(name)
         levels = [entry_levels(record, level) for level in range(record.max_level + 1)]

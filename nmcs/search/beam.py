@@ -98,18 +98,9 @@ TIE_RULES = ("random", "first")  # spec[TIES] is the index
 FNV_PRIME = 0x100000001B3
 
 
-def build_beam(game, levels: int = MAX_LEVEL):
-    """Jitted beam search functions specialised to ``game``'s kernels, for level 0
-    (``levels`` = 0), level 1 (1), or every level from 2 up (2 or more: one function that calls
-    itself, ``make_level``)."""
-    legal_moves = game.legal_moves
-    play = game.play
-    score = game.score
-    playout = game.playout
-    max_moves = game.max_moves
-    max_branching = game.max_branching
-    target_score = target_score_kernel(game)
-    position_size = getattr(game, "POSITION_SIZE", 0)  # 0: the whole state
+def _make_position_tests(position_size):
+    """``position_hash`` and ``same_position``, on the first ``position_size`` words of a
+    state (0: all of them)."""
 
     @njit(inline="always")
     def position_words(state):
@@ -129,12 +120,11 @@ def build_beam(game, levels: int = MAX_LEVEL):
                 return False
         return True
 
-    # The search functions below that allocate nothing (the levels, keep_child, the position
-    # and sort helpers) are compiled without numba's reference counting (_nrt=False): with it
-    # Morpion's level-2 beam search ran 1.15 times slower and the left move's level 3 1.6 times
-    # (results identical). ``advance`` allocates: its flag is set (_nrt=True) so that it does
-    # not take its callers'.
-    refcounted_kernels(game)
+    return position_hash, same_position
+
+
+def _make_new_workspace(max_moves, max_branching):
+    """``new_workspace(state0, width)``: the buffers of a search (module docstring)."""
 
     @njit
     def new_workspace(state0, width):
@@ -155,12 +145,24 @@ def build_beam(game, levels: int = MAX_LEVEL):
         nbeam = np.zeros(n_levels, np.int64)
         return bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam
 
+    return new_workspace
+
+
+def _make_sample(playout):
+    """``sample``: a level-0 search, one playout of the game's policy."""
+
     @njit(inline="always")  # a compiled layer less above every playout (compile time)
     def sample(state, spec, rng, ws, seq, stats):
         n = playout(state, rng, seq, True)
         stats[PLAYOUTS] += 1
         stats[PLAYOUT_MOVES] += n
         return n
+
+    return sample
+
+
+def _make_keep_child(same_position):
+    """``keep_child``: a child offered to the kept set of a step, and its helpers."""
 
     @njit(_nrt=False)  # type: ignore[call-overload]
     def boundary(cinfo, kept):
@@ -253,120 +255,122 @@ def build_beam(game, levels: int = MAX_LEVEL):
             ties = boundary(cinfo[k], kept)[1]
         return kept, ties
 
+    return keep_child
+
+
+def _make_never_below():
+    """``never_below``: the lower search of level 1, which plays its playouts itself."""
+
     @njit(inline="always")
     def never_below(state, k, spec, rng, ws, seq, stats):
         return np.int64(0)  # level 1 plays its playouts itself: never called
 
-    def make_level(recursive):
-        """Level 1 alone (``recursive`` False), inlined where it is called (``beam``): one
-        compiled layer less above the playouts, which each layer optimises and emits again; or
-        every level from 2 up (True): one function that calls itself for the level below, so a
-        level-2 or level-3 search compiles one level body, not one per level."""
-        lower = never_below  # the function itself when recursive (set below)
+    return never_below
 
-        @njit(inline="never" if recursive else "always", _nrt=False)  # type: ignore[call-overload]
-        def level(state, k, spec, rng, ws, seq, stats):
-            bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
-            width = spec[k - 1]
-            merge = spec[MERGE] != 0
-            limit = spec[LIMIT]
-            top = bseq.shape[2] - 1  # the best-game slot (buffer 0)
-            binfo[k, 0, top, SCORE] = NO_SCORE
-            target = target_score(state)
-            # np.int64 rather than literal 0s: numba types a call whose argument starts as a
-            # literal once per type, and would compile keep_child and advance twice.
-            cur = np.int64(0)
-            # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
-            copy_into(bstate[k, cur, 0], state)
-            binfo[k, cur, 0, POS] = 0
-            binfo[k, cur, 0, LEN] = 0
-            binfo[k, cur, 0, SCORE] = NO_SCORE
-            nbeam[k] = 1
-            while True:
-                kept = np.int64(0)
-                ties = np.int64(0)
-                order = np.int64(0)
-                moving = False
-                for b in range(nbeam[k]):
-                    pos = binfo[k, cur, b, POS]
-                    n = legal_moves(bstate[k, cur, b], legal[k])
-                    if n > 0:
-                        moving = True
-                    for i in range(n):
-                        copy_into(child[k, 0], bstate[k, cur, b])
-                        play(child[k, 0], legal[k, i])
-                        h = 0
-                        if merge:
-                            h = position_hash(child[k, 0])
-                            copy_into(child[k, 1], child[k, 0])
-                        if k == 1:
-                            length = sample(child[k, 0], spec, rng, ws, cbuf[k], stats)
-                        else:
-                            length = lower(child[k, 0], k - 1, spec, rng, ws, cbuf[k], stats)
-                        s = score(child[k, 0])
-                        if s >= target:
-                            # A lower search reached the game's target score: that game is
-                            # the answer.
+
+def _make_level(recursive, lower, game, target_score, position_hash, sample, keep_child, advance):
+    """Level 1 alone (``recursive`` False), inlined where it is called (``beam``): one
+    compiled layer less above the playouts, which each layer optimises and emits again; or
+    every level from 2 up (True): one function that calls itself for the level below, so a
+    level-2 or level-3 search compiles one level body, not one per level."""
+    legal_moves, play, score = game.legal_moves, game.play, game.score
+    # lower: never_below, or the function itself when recursive (set below)
+
+    @njit(inline="never" if recursive else "always", _nrt=False)  # type: ignore[call-overload]
+    def level(state, k, spec, rng, ws, seq, stats):
+        bstate, bseq, binfo, cseq, cinfo, child, cbuf, legal, nbeam = ws
+        width = spec[k - 1]
+        merge = spec[MERGE] != 0
+        limit = spec[LIMIT]
+        top = bseq.shape[2] - 1  # the best-game slot (buffer 0)
+        binfo[k, 0, top, SCORE] = NO_SCORE
+        target = target_score(state)
+        # np.int64 rather than literal 0s: numba types a call whose argument starts as a
+        # literal once per type, and would compile keep_child and advance twice.
+        cur = np.int64(0)
+        # The start position: no game yet (SCORE = NO_SCORE, LEN = POS = 0).
+        copy_into(bstate[k, cur, 0], state)
+        binfo[k, cur, 0, POS] = 0
+        binfo[k, cur, 0, LEN] = 0
+        binfo[k, cur, 0, SCORE] = NO_SCORE
+        nbeam[k] = 1
+        while True:
+            kept = np.int64(0)
+            ties = np.int64(0)
+            order = np.int64(0)
+            moving = False
+            for b in range(nbeam[k]):
+                pos = binfo[k, cur, b, POS]
+                n = legal_moves(bstate[k, cur, b], legal[k])
+                if n > 0:
+                    moving = True
+                for i in range(n):
+                    copy_into(child[k, 0], bstate[k, cur, b])
+                    play(child[k, 0], legal[k, i])
+                    h = 0
+                    if merge:
+                        h = position_hash(child[k, 0])
+                        copy_into(child[k, 1], child[k, 0])
+                    if k == 1:
+                        length = sample(child[k, 0], spec, rng, ws, cbuf[k], stats)
+                    else:
+                        length = lower(child[k, 0], k - 1, spec, rng, ws, cbuf[k], stats)
+                    s = score(child[k, 0])
+                    if s >= target:
+                        # A lower search reached the game's target score: that game is
+                        # the answer.
+                        for j in range(pos):
+                            seq[j] = bseq[k, cur, b, j]
+                        seq[pos] = legal[k, i]
+                        for j in range(length):
+                            seq[pos + 1 + j] = cbuf[k, j]
+                        for j in range(pos + 1 + length):
+                            play(state, seq[j])
+                        return pos + 1 + length
+                    if limit > 0:
+                        if s > binfo[k, 0, top, SCORE]:
+                            # The best game found at this level (the first on ties).
                             for j in range(pos):
-                                seq[j] = bseq[k, cur, b, j]
-                            seq[pos] = legal[k, i]
+                                bseq[k, 0, top, j] = bseq[k, cur, b, j]
+                            bseq[k, 0, top, pos] = legal[k, i]
                             for j in range(length):
-                                seq[pos + 1 + j] = cbuf[k, j]
-                            for j in range(pos + 1 + length):
+                                bseq[k, 0, top, pos + 1 + j] = cbuf[k, j]
+                            binfo[k, 0, top, SCORE] = s
+                            binfo[k, 0, top, LEN] = pos + 1 + length
+                        if stats[PLAYOUTS] >= limit:
+                            # The budget is spent (at this playout, or below): the best
+                            # game found at this level is the answer.
+                            best_len = binfo[k, 0, top, LEN]
+                            for j in range(best_len):
+                                seq[j] = bseq[k, 0, top, j]
                                 play(state, seq[j])
-                            return pos + 1 + length
-                        if limit > 0:
-                            if s > binfo[k, 0, top, SCORE]:
-                                # The best game found at this level (the first on ties).
-                                for j in range(pos):
-                                    bseq[k, 0, top, j] = bseq[k, cur, b, j]
-                                bseq[k, 0, top, pos] = legal[k, i]
-                                for j in range(length):
-                                    bseq[k, 0, top, pos + 1 + j] = cbuf[k, j]
-                                binfo[k, 0, top, SCORE] = s
-                                binfo[k, 0, top, LEN] = pos + 1 + length
-                            if stats[PLAYOUTS] >= limit:
-                                # The budget is spent (at this playout, or below): the best
-                                # game found at this level is the answer.
-                                best_len = binfo[k, 0, top, LEN]
-                                for j in range(best_len):
-                                    seq[j] = bseq[k, 0, top, j]
-                                    play(state, seq[j])
-                                return best_len
-                        kept, ties = keep_child(
-                            k,
-                            ws,
-                            rng,
-                            cur,
-                            kept,
-                            width,
-                            ties,
-                            b,
-                            legal[k, i],
-                            length,
-                            s,
-                            order,
-                            h,
-                            spec,
-                        )
-                        order += 1
-                if not moving:
-                    break
-                cur = advance(k, ws, rng, cur, kept, width, spec)
-            # The best game of the final beam (earlier positions win ties).
-            best = 0
-            for b in range(1, nbeam[k]):
-                if binfo[k, cur, b, SCORE] > binfo[k, cur, best, SCORE]:
-                    best = b
-            length = binfo[k, cur, best, LEN]
-            for j in range(length):
-                seq[j] = bseq[k, cur, best, j]
-            copy_into(state, bstate[k, cur, best])
-            return length
+                            return best_len
+                    kept, ties = keep_child(
+                        k, ws, rng, cur, kept, width, ties,
+                        b, legal[k, i], length, s, order, h, spec,
+                    )  # fmt: skip
+                    order += 1
+            if not moving:
+                break
+            cur = advance(k, ws, rng, cur, kept, width, spec)
+        # The best game of the final beam (earlier positions win ties).
+        best = 0
+        for b in range(1, nbeam[k]):
+            if binfo[k, cur, b, SCORE] > binfo[k, cur, best, SCORE]:
+                best = b
+        length = binfo[k, cur, best, LEN]
+        for j in range(length):
+            seq[j] = bseq[k, cur, best, j]
+        copy_into(state, bstate[k, cur, best])
+        return length
 
-        if recursive:
-            lower = level
-        return level
+    if recursive:
+        lower = level
+    return level
+
+
+def _make_advance(play, position_hash, same_position):
+    """``advance``: the next beam of a step."""
 
     @njit(_nrt=True)  # type: ignore[call-overload]
     def advance(k, ws, rng, cur, kept, width, spec):
@@ -458,9 +462,15 @@ def build_beam(game, levels: int = MAX_LEVEL):
         nbeam[k] = n_new
         return nxt
 
+    return advance
+
+
+def _make_entry(levels, level_search, sample):
+    """``beam(state, level, spec, rng, ws, seq, stats)``: the levels compiled, ``level_search``
+    (``_make_level``) above level 0, one playout (``sample``) at level 0."""
     if levels >= 2:
         # The entry point of levels 2 and up (``level_brackets`` of the registry records).
-        search = make_level(True)
+        search = level_search
 
         @njit(inline="always")
         def beam(state, level, spec, rng, ws, seq, stats):
@@ -471,7 +481,7 @@ def build_beam(game, levels: int = MAX_LEVEL):
     elif levels == 1:
         # Level 1 called straight from here, not through level_dispatch and a wrapper: numba
         # copies an inlined function's IR into each inlined layer above it.
-        level1 = make_level(False)
+        level1 = level_search
 
         @njit(inline="always")
         def beam(state, level, spec, rng, ws, seq, stats):
@@ -482,7 +492,39 @@ def build_beam(game, levels: int = MAX_LEVEL):
     else:
         beam = level_dispatch([sample])
 
-    return new_workspace, beam
+    return beam
+
+
+def build_beam(game, levels: int = MAX_LEVEL):
+    """Jitted beam search functions specialised to ``game``'s kernels, for level 0
+    (``levels`` = 0), level 1 (1), or every level from 2 up (2 or more: one function that calls
+    itself, ``_make_level``)."""
+    play = game.play
+    playout = game.playout
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+    target_score = target_score_kernel(game)
+    position_size = getattr(game, "POSITION_SIZE", 0)  # 0: the whole state
+
+    # The search functions below that allocate nothing (the levels, keep_child, the position
+    # and sort helpers) are compiled without numba's reference counting (_nrt=False): with it
+    # Morpion's level-2 beam search ran 1.15 times slower and the left move's level 3 1.6 times
+    # (results identical). ``advance`` allocates: its flag is set (_nrt=True) so that it does
+    # not take its callers'.
+    refcounted_kernels(game)
+
+    position_hash, same_position = _make_position_tests(position_size)
+    new_workspace = _make_new_workspace(max_moves, max_branching)
+    sample = _make_sample(playout)
+    keep_child = _make_keep_child(same_position)
+    never_below = _make_never_below()
+    advance = _make_advance(play, position_hash, same_position)
+    level_search = None  # level 0: one playout, no level function
+    if levels >= 1:
+        level_search = _make_level(
+            levels >= 2, never_below, game, target_score, position_hash, sample, keep_child, advance
+        )
+    return new_workspace, _make_entry(levels, level_search, sample)
 
 
 # ---------------------------------------------------------------- registry records

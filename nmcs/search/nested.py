@@ -63,7 +63,7 @@ compiled without that code.
 
 import functools
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -121,6 +121,286 @@ CTL_SECONDS, CTL_PLAYOUTS, CTL_CUT = 4, 5, 6
 CTL_SIZE = 7
 
 
+class _Kernels(NamedTuple):
+    """The game's kernels that the level functions close over."""
+
+    legal_moves: Any
+    play: Any
+    score: Any
+    playout: Any  # nmcs.search.anytime.playout_caller's
+    copy_into: Any  # nmcs.search.anytime.state_copier's
+
+
+def _make_new_workspace(max_moves, max_branching, budgeted):
+    """``new_workspace(state0, stats)``: the buffers of a search (module docstring)."""
+
+    @njit
+    def new_workspace(state0, stats):
+        n_levels = MAX_LEVEL + 1
+        m = max_moves(state0) + 1
+        states = np.empty((n_levels, state0.shape[0]), state0.dtype)
+        moves = np.empty((n_levels, max_branching(state0)), np.int32)
+        seqs = np.empty((n_levels, 2, m), np.int32)
+        cont = np.empty(m, np.int32)
+        aux = np.zeros(1, np.uint64)
+        if budgeted:
+            ctl = np.zeros(CTL_SIZE, np.float64)
+            clock = start_clock()
+            for j in range(CTL_CLOCK):  # a loop: a slice assignment compiles for 2 s
+                ctl[j] = clock[j]
+            return BudgetedWorkspace(states, moves, seqs, cont, aux, stats, ctl)
+        return NestedWorkspace(states, moves, seqs, cont, aux, stats)
+
+    return new_workspace
+
+
+def _make_out_of_budget():
+    """``out_of_budget(ws)``: the budget check of a budgeted level 1."""
+
+    # Called after every playout of a budgeted level 1, so compiled without reference counting
+    # like the level functions: compiled with it (as it was when first typed from the level-1
+    # search inlined in the entry point), it increfs and decrefs the workspace's arrays at each
+    # call, and the left move's level-2 iterative search ran 8.5 times slower.
+    @njit(_nrt=False)  # type: ignore[call-overload]
+    def out_of_budget(ws):
+        """True (and the cut flag set) once the search's budget is spent."""
+        ctl = ws.ctl
+        if ctl[CTL_PLAYOUTS] > 0 and ws.stats[PLAYOUTS] >= ctl[CTL_PLAYOUTS]:
+            ctl[CTL_CUT] = 1.0
+        elif ctl[CTL_SECONDS] > 0 and time_is_up(ctl, ctl[CTL_SECONDS]):
+            ctl[CTL_CUT] = 1.0
+        return ctl[CTL_CUT] != 0.0
+
+    return out_of_budget
+
+
+def _make_sample(playout):
+    """``sample``: a level-0 search, one playout."""
+
+    @njit(inline="always")
+    def sample(state, memorize, target, rng, ws, seq):
+        stats = ws.stats
+        n = playout(state, rng, seq, True)
+        stats[PLAYOUTS] += 1
+        stats[PLAYOUT_MOVES] += n
+        return n
+
+    return sample
+
+
+def _make_memorizing(fixed):
+    """``memorizing(memorize)``: whether a level 1 memorizes; ``fixed`` True or False, or
+    None: ``memorize`` says so at run time."""
+    if fixed is None:
+
+        @njit(inline="always")
+        def memorizing(memorize):
+            return memorize <= 1
+    else:
+
+        @njit(inline="always")
+        def memorizing(memorize):
+            return fixed
+
+    return memorizing
+
+
+def _make_level1_kind(memorizing, kernels, out_of_budget, budgeted, check_target):
+    """``level1_of_kind``: a level-1 search that memorizes as ``memorizing`` says."""
+    legal_moves, play, score, playout, copy_into = kernels
+
+    @njit(inline="always", _nrt=False)  # type: ignore[call-overload]
+    def level1_of_kind(state, memorize, target, rng, ws, seq):
+        memorizes = memorizing(memorize)
+        stats = ws.stats
+        cont = ws.cont
+        aux = ws.aux
+        child = ws.states[1]
+        legal = ws.moves[1]
+        best = NO_SCORE
+        played = 0
+        pending = False  # the best sequence's tail is a playout not replayed yet
+        pending_rng = np.uint64(0)
+        best_end = 0  # with the tail replayed: seq[played:best_end] is the best sequence's rest
+        n_playouts = 0
+        n_moves = 0
+        while True:
+            n = legal_moves(state, legal)
+            if n == 0:
+                break
+            step_best = NO_SCORE
+            ties = 0
+            step_move = -1
+            step_rng = np.uint64(0)
+            for i in range(n):
+                move = legal[i]
+                copy_into(child, state)
+                play(child, move)
+                saved = rng[0]
+                n_moves += playout(child, rng, cont, False)
+                n_playouts += 1
+                s = score(child)
+                if check_target and s >= target:
+                    # A playout reached the game's target score: that game is the answer.
+                    stats[PLAYOUTS] += n_playouts
+                    stats[PLAYOUT_MOVES] += n_moves
+                    seq[played] = move
+                    play(state, move)
+                    aux[0] = saved
+                    k = playout(state, aux, seq[played + 1 :], True)
+                    return played + 1 + k
+                if s == step_best:
+                    ties += 1
+                    if below(rng, ties) == 0:
+                        step_move = move
+                        step_rng = saved
+                else:
+                    better = s > step_best
+                    step_best = max(s, step_best)
+                    ties = 1 if better else ties
+                    step_move = move if better else step_move
+                    step_rng = saved if better else step_rng
+                if budgeted:
+                    stats[PLAYOUTS] += n_playouts
+                    stats[PLAYOUT_MOVES] += n_moves
+                    n_playouts = 0
+                    n_moves = 0
+                    if out_of_budget(ws):
+                        if memorizes and best >= step_best:
+                            # The best sequence: its tail still to replay from here, or stored.
+                            if pending:
+                                aux[0] = pending_rng
+                                return played + playout(state, aux, seq[played:], True)
+                            for j in range(played, best_end):
+                                play(state, seq[j])
+                            return best_end
+                        # The best child of this step, and its playout.
+                        seq[played] = step_move
+                        play(state, step_move)
+                        aux[0] = step_rng
+                        return played + 1 + playout(state, aux, seq[played + 1 :], True)
+            if not memorizes:
+                seq[played] = step_move
+            elif step_best > best:
+                best = step_best
+                seq[played] = step_move
+                # The rest of the new best sequence is the winning playout, which started from
+                # the position after step_move, i.e. from the next step's position. Replay it
+                # only if a later step needs it (no child improves before the game ends).
+                pending = True
+                pending_rng = step_rng
+            elif pending:
+                copy_into(child, state)
+                aux[0] = pending_rng
+                k = playout(child, aux, cont, True)
+                for j in range(k):
+                    seq[played + j] = cont[j]
+                pending = False
+                best_end = played + k
+            play(state, seq[played])
+            played += 1
+        stats[PLAYOUTS] += n_playouts
+        stats[PLAYOUT_MOVES] += n_moves
+        return played
+
+    return level1_of_kind
+
+
+def _make_level1(split_level1, kernels, out_of_budget, budgeted, check_target):
+    """``level1``: two kinds of level 1 picked by ``memorize`` (``split_level1``), or one that
+    reads it."""
+    shared = (kernels, out_of_budget, budgeted, check_target)
+    if split_level1:
+        level1_memorized = _make_level1_kind(_make_memorizing(True), *shared)
+        level1_plain = _make_level1_kind(_make_memorizing(False), *shared)
+
+        @njit(inline="always", _nrt=False)  # type: ignore[call-overload]
+        def level1(state, memorize, target, rng, ws, seq):
+            if memorize <= 1:
+                return level1_memorized(state, memorize, target, rng, ws, seq)
+            return level1_plain(state, memorize, target, rng, ws, seq)
+    else:
+        level1 = _make_level1_kind(_make_memorizing(None), *shared)
+
+    return level1
+
+
+def _make_level(lower, k, kernels, budgeted, check_target):
+    """``level_k``: the level-``k`` search, over ``lower``, the level-(k-1) search."""
+    legal_moves, play, score, _, copy_into = kernels  # no playout: level 1 plays them
+
+    @njit(_nrt=False)  # type: ignore[call-overload]
+    def level_k(state, memorize, target, rng, ws, seq):
+        seqs = ws.seqs
+        child = ws.states[k]
+        legal = ws.moves[k]
+        best = NO_SCORE
+        played = 0
+        cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
+        best_end = 0  # seq[played:best_end]: the rest of the best sequence (memorized)
+        while True:
+            n = legal_moves(state, legal)
+            if n == 0:
+                break
+            step_best = NO_SCORE
+            ties = 0
+            step_move = -1
+            step_len = 0
+            for i in range(n):
+                copy_into(child, state)
+                play(child, legal[i])
+                length = lower(child, memorize, target, rng, ws, seqs[k, cur])
+                s = score(child)
+                if check_target and s >= target:
+                    # A lower search reached the game's target score: that game is the answer.
+                    seq[played] = legal[i]
+                    found = seqs[k, cur]
+                    for j in range(length):
+                        seq[played + 1 + j] = found[j]
+                    for j in range(length + 1):
+                        play(state, seq[played + j])
+                    return played + 1 + length
+                if s == step_best:
+                    ties += 1
+                    take = below(rng, ties) == 0
+                else:
+                    take = s > step_best
+                    step_best = max(s, step_best)
+                    ties = 1 if take else ties
+                step_move = legal[i] if take else step_move
+                step_len = length if take else step_len
+                cur = 1 - cur if take else cur
+                if budgeted:
+                    if ws.ctl[CTL_CUT] != 0.0:
+                        # The budget is spent: the best sequence if it is at least as good
+                        # as this step's best child (which includes the child just searched).
+                        if memorize <= k and best >= step_best:
+                            for j in range(played, best_end):
+                                play(state, seq[j])
+                            return best_end
+                        seq[played] = step_move
+                        found = seqs[k, 1 - cur]
+                        for j in range(step_len):
+                            seq[played + 1 + j] = found[j]
+                        for j in range(step_len + 1):
+                            play(state, seq[played + j])
+                        return played + 1 + step_len
+            if memorize > k:
+                seq[played] = step_move
+            elif step_best > best:
+                best = step_best
+                seq[played] = step_move
+                best_seq = seqs[k, 1 - cur]
+                for j in range(step_len):
+                    seq[played + 1 + j] = best_seq[j]
+                best_end = played + 1 + step_len
+            play(state, seq[played])
+            played += 1
+        return played
+
+    return level_k
+
+
 @functools.cache
 def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     """Jitted nested search functions specialised to ``game``'s kernels, for levels 0 to
@@ -142,44 +422,9 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     copy_into = state_copier(game)
     refcounted_kernels(game)  # the level functions below are compiled without it
 
-    @njit
-    def new_workspace(state0, stats):
-        n_levels = MAX_LEVEL + 1
-        m = max_moves(state0) + 1
-        states = np.empty((n_levels, state0.shape[0]), state0.dtype)
-        moves = np.empty((n_levels, max_branching(state0)), np.int32)
-        seqs = np.empty((n_levels, 2, m), np.int32)
-        cont = np.empty(m, np.int32)
-        aux = np.zeros(1, np.uint64)
-        if budgeted:
-            ctl = np.zeros(CTL_SIZE, np.float64)
-            clock = start_clock()
-            for j in range(CTL_CLOCK):  # a loop: a slice assignment compiles for 2 s
-                ctl[j] = clock[j]
-            return BudgetedWorkspace(states, moves, seqs, cont, aux, stats, ctl)
-        return NestedWorkspace(states, moves, seqs, cont, aux, stats)
-
-    # Called after every playout of a budgeted level 1, so compiled without reference counting
-    # like the level functions: compiled with it (as it was when first typed from the level-1
-    # search inlined in the entry point), it increfs and decrefs the workspace's arrays at each
-    # call, and the left move's level-2 iterative search ran 8.5 times slower.
-    @njit(_nrt=False)  # type: ignore[call-overload]
-    def out_of_budget(ws):
-        """True (and the cut flag set) once the search's budget is spent."""
-        ctl = ws.ctl
-        if ctl[CTL_PLAYOUTS] > 0 and ws.stats[PLAYOUTS] >= ctl[CTL_PLAYOUTS]:
-            ctl[CTL_CUT] = 1.0
-        elif ctl[CTL_SECONDS] > 0 and time_is_up(ctl, ctl[CTL_SECONDS]):
-            ctl[CTL_CUT] = 1.0
-        return ctl[CTL_CUT] != 0.0
-
-    @njit(inline="always")
-    def sample(state, memorize, target, rng, ws, seq):
-        stats = ws.stats
-        n = playout(state, rng, seq, True)
-        stats[PLAYOUTS] += 1
-        stats[PLAYOUT_MOVES] += n
-        return n
+    new_workspace = _make_new_workspace(max_moves, max_branching, budgeted)
+    out_of_budget = _make_out_of_budget()
+    sample = _make_sample(playout)
 
     # Level 1 is inlined into level 2 (no call per level-1 search, the commonest call), and
     # the level functions are compiled without reference counting (_nrt=False: they allocate
@@ -198,203 +443,12 @@ def build_nested(game, levels: int = MAX_LEVEL, budgeted: bool = False):
     # the memorized level-3 left-move search). Elsewhere the check stays: without it Morpion's
     # level 1 ran 1.5% slower (the machine code laid out otherwise).
     check_target = not split_level1 or getattr(game, "target_score", None) is not None
-
-    def make_level1(fixed):
-        """Level 1 that memorizes (``fixed`` True), does not (False), or reads ``memorize``."""
-        if fixed is None:
-
-            @njit(inline="always")
-            def memorizing(memorize):
-                return memorize <= 1
-        else:
-
-            @njit(inline="always")
-            def memorizing(memorize):
-                return fixed
-
-        @njit(inline="always", _nrt=False)  # type: ignore[call-overload]
-        def level1_of_kind(state, memorize, target, rng, ws, seq):
-            memorizes = memorizing(memorize)
-            stats = ws.stats
-            cont = ws.cont
-            aux = ws.aux
-            child = ws.states[1]
-            legal = ws.moves[1]
-            best = NO_SCORE
-            played = 0
-            pending = False  # the best sequence's tail is a playout not replayed yet
-            pending_rng = np.uint64(0)
-            best_end = 0  # with the tail replayed: seq[played:best_end] is the best sequence's rest
-            n_playouts = 0
-            n_moves = 0
-            while True:
-                n = legal_moves(state, legal)
-                if n == 0:
-                    break
-                step_best = NO_SCORE
-                ties = 0
-                step_move = -1
-                step_rng = np.uint64(0)
-                for i in range(n):
-                    move = legal[i]
-                    copy_into(child, state)
-                    play(child, move)
-                    saved = rng[0]
-                    n_moves += playout(child, rng, cont, False)
-                    n_playouts += 1
-                    s = score(child)
-                    if check_target and s >= target:
-                        # A playout reached the game's target score: that game is the answer.
-                        stats[PLAYOUTS] += n_playouts
-                        stats[PLAYOUT_MOVES] += n_moves
-                        seq[played] = move
-                        play(state, move)
-                        aux[0] = saved
-                        k = playout(state, aux, seq[played + 1 :], True)
-                        return played + 1 + k
-                    if s == step_best:
-                        ties += 1
-                        if below(rng, ties) == 0:
-                            step_move = move
-                            step_rng = saved
-                    else:
-                        better = s > step_best
-                        step_best = max(s, step_best)
-                        ties = 1 if better else ties
-                        step_move = move if better else step_move
-                        step_rng = saved if better else step_rng
-                    if budgeted:
-                        stats[PLAYOUTS] += n_playouts
-                        stats[PLAYOUT_MOVES] += n_moves
-                        n_playouts = 0
-                        n_moves = 0
-                        if out_of_budget(ws):
-                            if memorizes and best >= step_best:
-                                # The best sequence: its tail still to replay from here, or stored.
-                                if pending:
-                                    aux[0] = pending_rng
-                                    return played + playout(state, aux, seq[played:], True)
-                                for j in range(played, best_end):
-                                    play(state, seq[j])
-                                return best_end
-                            # The best child of this step, and its playout.
-                            seq[played] = step_move
-                            play(state, step_move)
-                            aux[0] = step_rng
-                            return played + 1 + playout(state, aux, seq[played + 1 :], True)
-                if not memorizes:
-                    seq[played] = step_move
-                elif step_best > best:
-                    best = step_best
-                    seq[played] = step_move
-                    # The rest of the new best sequence is the winning playout, which started from
-                    # the position after step_move, i.e. from the next step's position. Replay it
-                    # only if a later step needs it (no child improves before the game ends).
-                    pending = True
-                    pending_rng = step_rng
-                elif pending:
-                    copy_into(child, state)
-                    aux[0] = pending_rng
-                    k = playout(child, aux, cont, True)
-                    for j in range(k):
-                        seq[played + j] = cont[j]
-                    pending = False
-                    best_end = played + k
-                play(state, seq[played])
-                played += 1
-            stats[PLAYOUTS] += n_playouts
-            stats[PLAYOUT_MOVES] += n_moves
-            return played
-
-        return level1_of_kind
-
-    if split_level1:
-        level1_memorized = make_level1(True)
-        level1_plain = make_level1(False)
-
-        @njit(inline="always", _nrt=False)  # type: ignore[call-overload]
-        def level1(state, memorize, target, rng, ws, seq):
-            if memorize <= 1:
-                return level1_memorized(state, memorize, target, rng, ws, seq)
-            return level1_plain(state, memorize, target, rng, ws, seq)
-    else:
-        level1 = make_level1(None)
-
-    def make_level(lower, k):
-        @njit(_nrt=False)  # type: ignore[call-overload]
-        def level_k(state, memorize, target, rng, ws, seq):
-            seqs = ws.seqs
-            child = ws.states[k]
-            legal = ws.moves[k]
-            best = NO_SCORE
-            played = 0
-            cur = 0  # the buffer the next child writes into; 1 - cur holds the step's best
-            best_end = 0  # seq[played:best_end]: the rest of the best sequence (memorized)
-            while True:
-                n = legal_moves(state, legal)
-                if n == 0:
-                    break
-                step_best = NO_SCORE
-                ties = 0
-                step_move = -1
-                step_len = 0
-                for i in range(n):
-                    copy_into(child, state)
-                    play(child, legal[i])
-                    length = lower(child, memorize, target, rng, ws, seqs[k, cur])
-                    s = score(child)
-                    if check_target and s >= target:
-                        # A lower search reached the game's target score: that game is the answer.
-                        seq[played] = legal[i]
-                        found = seqs[k, cur]
-                        for j in range(length):
-                            seq[played + 1 + j] = found[j]
-                        for j in range(length + 1):
-                            play(state, seq[played + j])
-                        return played + 1 + length
-                    if s == step_best:
-                        ties += 1
-                        take = below(rng, ties) == 0
-                    else:
-                        take = s > step_best
-                        step_best = max(s, step_best)
-                        ties = 1 if take else ties
-                    step_move = legal[i] if take else step_move
-                    step_len = length if take else step_len
-                    cur = 1 - cur if take else cur
-                    if budgeted:
-                        if ws.ctl[CTL_CUT] != 0.0:
-                            # The budget is spent: the best sequence if it is at least as good
-                            # as this step's best child (which includes the child just searched).
-                            if memorize <= k and best >= step_best:
-                                for j in range(played, best_end):
-                                    play(state, seq[j])
-                                return best_end
-                            seq[played] = step_move
-                            found = seqs[k, 1 - cur]
-                            for j in range(step_len):
-                                seq[played + 1 + j] = found[j]
-                            for j in range(step_len + 1):
-                                play(state, seq[played + j])
-                            return played + 1 + step_len
-                if memorize > k:
-                    seq[played] = step_move
-                elif step_best > best:
-                    best = step_best
-                    seq[played] = step_move
-                    best_seq = seqs[k, 1 - cur]
-                    for j in range(step_len):
-                        seq[played + 1 + j] = best_seq[j]
-                    best_end = played + 1 + step_len
-                play(state, seq[played])
-                played += 1
-            return played
-
-        return level_k
+    kernels = _Kernels(legal_moves, play, score, playout, copy_into)
+    level1 = _make_level1(split_level1, kernels, out_of_budget, budgeted, check_target)
 
     searches = [sample, level1][: levels + 1]  # levels = 0: the level-0 entry, one playout
     for k in range(2, levels + 1):
-        searches.append(make_level(searches[-1], k))
+        searches.append(_make_level(searches[-1], k, kernels, budgeted, check_target))
     nested = level_dispatch(searches)
 
     return new_workspace, nested

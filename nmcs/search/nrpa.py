@@ -168,32 +168,8 @@ def _no_bias(game):
     return bias
 
 
-@functools.cache
-def build_nrpa(game: Any) -> tuple:
-    """``(new_workspace, run, adapt)`` of NRPA and GNRPA on ``game``'s kernels, every level
-    (one recursive function); the game's ``bias`` kernel, if any, is beta when the workspace was
-    made with ``params.use_bias`` (GNRPA).
-    ``adapt(state0, t, seq, length, params, ws)`` is Rosin's adaptation of table ``t`` toward
-    ``seq`` (exposed for the tests)."""
-    legal_moves = game.legal_moves
-    play = game.play
-    score = game.score
-    max_moves = game.max_moves
-    max_branching = game.max_branching
-    code = game.code
-    bias = getattr(game, "bias", None)
-    # Compiled in only for a game with a bias kernel, then switched on by ws.ctl[CTL_BIAS].
-    has_bias = bias is not None
-    if bias is None:
-        bias = _no_bias(game)
-    copy_state = state_copier(game)
-    target_score = target_score_kernel(game)
-
-    # The search functions below that allocate nothing (the levels, adapt, promote,
-    # cache_steps) are compiled without numba's reference counting (_nrt=False): with it, each
-    # call increfed and decrefed every array of the workspace, and Morpion's level-2 search ran
-    # 2.6 times slower (bench_nrpa.py, results identical).
-    refcounted_kernels(game)
+def _make_new_workspace(max_moves, max_branching, has_bias):
+    """``new_workspace(state0, params, stats)``: the buffers of a search (module docstring)."""
 
     @njit
     def new_workspace(state0, params, stats):
@@ -236,6 +212,12 @@ def build_nrpa(game: Any) -> tuple:
             stamp, stamp_id, stats, ctl, n_trace,
         )  # fmt: skip
 
+    return new_workspace
+
+
+def _make_softmax(code, bias, has_bias):
+    """``softmax``: a step's move probabilities under one table, recorded for ``promote``."""
+
     @njit(inline="always")
     def softmax(state, n, t, inv_tau, ws, u):
         """probs[:n] := the unnormalized move probabilities of table ``t`` at ``state``
@@ -275,6 +257,12 @@ def build_nrpa(game: Any) -> tuple:
                 total += e
         return total
 
+    return softmax
+
+
+def _make_rollout(legal_moves, play, softmax):
+    """``rollout``: the level-0 playout with the policy of table 1."""
+
     @njit(inline="always")
     def rollout(state, params, rng, ws, seq, trace):
         """Level 0: one playout with the policy of table 1; returns its length."""
@@ -309,6 +297,12 @@ def build_nrpa(game: Any) -> tuple:
         stats[PLAYOUTS] += 1
         stats[PLAYOUT_MOVES] += played
         return played
+
+    return rollout
+
+
+def _make_cache_steps(legal_moves, play, code, bias, has_bias, copy_state):
+    """``cache_steps``: the adaptation cache of a table from a replay of its best sequence."""
 
     @njit(_nrt=False)  # type: ignore[call-overload]
     def cache_steps(state0, t, seq, length, ws):
@@ -346,6 +340,12 @@ def build_nrpa(game: Any) -> tuple:
             play(state, seq[s])
         ws.c_nd[t] = nd
         ws.c_ok[t] = 1
+
+    return cache_steps
+
+
+def _make_promote(has_bias):
+    """``promote``: the adaptation cache of table 1 from the last playout's recording."""
 
     @njit(_nrt=False)  # type: ignore[call-overload]
     def promote(length, ws):
@@ -391,6 +391,12 @@ def build_nrpa(game: Any) -> tuple:
             u += n
         ws.c_nd[1] = nd
         ws.c_ok[1] = 1
+
+    return promote
+
+
+def _make_adapt(cache_steps, has_bias):
+    """``adapt``: Rosin's adaptation of a table, and ``adapt_overflow``, its slow path."""
 
     @njit(_nrt=False)  # type: ignore[call-overload]
     def adapt_overflow(t, length, inv_tau, step, ws):
@@ -477,6 +483,12 @@ def build_nrpa(game: Any) -> tuple:
             j = ws.c_touched[t, d]
             evals[t, j] = math.exp(vals[t, j] * inv_tau)
 
+    return adapt
+
+
+def _make_level0(score, rollout):
+    """``level0``: a level-0 search, one playout and its bookkeeping (``after_playout``)."""
+
     @njit(inline="always")
     def after_playout(state, params, ws, trace):
         """Trace a new best, and set the cut flag once the budget is spent or the target
@@ -500,6 +512,12 @@ def build_nrpa(game: Any) -> tuple:
         length = rollout(state, params, rng, ws, seq, trace)
         after_playout(state, params, ws, trace)
         return length
+
+    return level0
+
+
+def _make_search(play, score, copy_state, level0, promote, adapt):
+    """``search``: the search of every level, one recursive function."""
 
     # One function for every level, calling itself for the level below. A function per level
     # compiled each level as a layer of its own, and every layer optimises and emits again all
@@ -555,6 +573,12 @@ def build_nrpa(game: Any) -> tuple:
             play(state, best[j])
         return best_len
 
+    return search
+
+
+def _make_run(play, score, copy_state, target_score, search):
+    """``run``: the engine's search, repeated under a budget until it is spent."""
+
     @njit
     def run(state, params, rng, ws, seq, trace):
         ctl = ws.ctl
@@ -588,6 +612,45 @@ def build_nrpa(game: Any) -> tuple:
             play(state, seq[j])
         return best_len, ws.n_trace[0]
 
+    return run
+
+
+@functools.cache
+def build_nrpa(game: Any) -> tuple:
+    """``(new_workspace, run, adapt)`` of NRPA and GNRPA on ``game``'s kernels, every level
+    (one recursive function); the game's ``bias`` kernel, if any, is beta when the workspace was
+    made with ``params.use_bias`` (GNRPA).
+    ``adapt(state0, t, seq, length, params, ws)`` is Rosin's adaptation of table ``t`` toward
+    ``seq`` (exposed for the tests)."""
+    legal_moves = game.legal_moves
+    play = game.play
+    score = game.score
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+    code = game.code
+    bias = getattr(game, "bias", None)
+    # Compiled in only for a game with a bias kernel, then switched on by ws.ctl[CTL_BIAS].
+    has_bias = bias is not None
+    if bias is None:
+        bias = _no_bias(game)
+    copy_state = state_copier(game)
+    target_score = target_score_kernel(game)
+
+    # The search functions below that allocate nothing (the levels, adapt, promote,
+    # cache_steps) are compiled without numba's reference counting (_nrt=False): with it, each
+    # call increfed and decrefed every array of the workspace, and Morpion's level-2 search ran
+    # 2.6 times slower (bench_nrpa.py, results identical).
+    refcounted_kernels(game)
+
+    new_workspace = _make_new_workspace(max_moves, max_branching, has_bias)
+    softmax = _make_softmax(code, bias, has_bias)
+    rollout = _make_rollout(legal_moves, play, softmax)
+    cache_steps = _make_cache_steps(legal_moves, play, code, bias, has_bias, copy_state)
+    promote = _make_promote(has_bias)
+    adapt = _make_adapt(cache_steps, has_bias)
+    level0 = _make_level0(score, rollout)
+    search = _make_search(play, score, copy_state, level0, promote, adapt)
+    run = _make_run(play, score, copy_state, target_score, search)
     return new_workspace, run, adapt
 
 

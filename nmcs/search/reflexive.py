@@ -74,14 +74,8 @@ F_PLAYED, F_MEMO_END, F_BEST, F_GAMES, F_BEST_LEN, F_CUR, F_IMPROVED = 0, 1, 2, 
 N_FRAME = 7
 
 
-def build_reflexive(game):
-    """Jitted Reflexive Monte-Carlo search functions specialised to ``game``'s kernels."""
-    legal_moves = game.legal_moves
-    play = game.play
-    score = game.score
-    playout = playout_caller(game)  # record: a literal unless the game says otherwise
-    max_moves = game.max_moves
-    max_branching = game.max_branching
+def _make_new_workspace(max_moves, max_branching):
+    """``new_workspace(state0, stats)``: the buffers of a search (module docstring)."""
 
     @njit
     def new_workspace(state0, stats):
@@ -94,6 +88,12 @@ def build_reflexive(game):
         legal = np.empty(max_branching(state0), np.int32)
         aux = np.zeros(1, np.uint64)
         return pos, seqs, frames, cont, legal, aux, stats
+
+    return new_workspace
+
+
+def _make_level1(legal_moves, play, score, playout):
+    """``level1``: a level-1 game, the paper's meta-game."""
 
     @njit
     def level1(state, n_games, rng, ws, seq):
@@ -129,6 +129,12 @@ def build_reflexive(game):
             played += 1
         return played
 
+    return level1
+
+
+def _make_frames(legal_moves):
+    """``start`` and ``child_done``: a level's frame opened, and told of a child's end."""
+
     @njit
     def start(f, l, legal, pos):
         """Open the frame of a level-l game from pos[l]; False if that position is over."""
@@ -148,6 +154,12 @@ def build_reflexive(game):
             f[F_BEST_LEN, l] = length
             f[F_CUR, l] = 1 - f[F_CUR, l]
             f[F_IMPROVED, l] = 1
+
+    return start, child_done
+
+
+def _make_reflexive(play, score, playout, level1, start, child_done):
+    """``reflexive``: a game of any level, the levels above 1 on the stack of frames."""
 
     @njit
     def reflexive(state, level, games, rng, ws, seq):
@@ -197,7 +209,22 @@ def build_reflexive(game):
                 child_done(f, l + 1, played, score(pos[l]))
                 l += 1
 
-    return new_workspace, reflexive
+    return reflexive
+
+
+def build_reflexive(game):
+    """Jitted Reflexive Monte-Carlo search functions specialised to ``game``'s kernels."""
+    legal_moves = game.legal_moves
+    play = game.play
+    score = game.score
+    playout = playout_caller(game)  # record: a literal unless the game says otherwise
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+
+    new_workspace = _make_new_workspace(max_moves, max_branching)
+    level1 = _make_level1(legal_moves, play, score, playout)
+    start, child_done = _make_frames(legal_moves)
+    return new_workspace, _make_reflexive(play, score, playout, level1, start, child_done)
 
 
 # --- The registry record: algo=reflexive -------------------------------------------------------

@@ -79,14 +79,8 @@ NO_NODE = -1
 DEFAULT_C = 0.1
 
 
-def build_uct(game):
-    """Jitted UCT search specialised to ``game``'s kernels."""
-    legal_moves = game.legal_moves
-    play = game.play
-    score = game.score
-    playout = playout_caller(game)  # record: a literal unless the game says otherwise
-    max_moves = game.max_moves
-    max_branching = game.max_branching
+def _make_new_workspace(max_moves, max_branching):
+    """``new_workspace(state0, n_nodes, n_edges, stats)``: the tree and path buffers."""
 
     @njit
     def new_workspace(state0, n_nodes, n_edges, stats):
@@ -122,6 +116,12 @@ def build_uct(game):
             stats,
         )
 
+    return new_workspace
+
+
+def _make_select():
+    """``select``: the edge a simulation follows from a node, by the paper's formula."""
+
     @njit
     def select(node, c, rng, visits, total, first, n_edge, edge_child):
         """The edge to follow from an expanded node with at least one edge."""
@@ -156,6 +156,12 @@ def build_uct(game):
                 if below(rng, ties) == 0:
                     best_e = e
         return best_e
+
+    return select
+
+
+def _make_uct(legal_moves, play, score, playout, select):
+    """``uct``: the search, its simulations until the budget is spent."""
 
     @njit
     def uct(state0, c, rng, ws, seq, max_seconds, max_playouts, trace):
@@ -252,7 +258,20 @@ def build_uct(game):
                 break
         return best_len, n_trace
 
-    return new_workspace, uct
+    return uct
+
+
+def build_uct(game):
+    """Jitted UCT search specialised to ``game``'s kernels."""
+    legal_moves = game.legal_moves
+    play = game.play
+    score = game.score
+    playout = playout_caller(game)  # record: a literal unless the game says otherwise
+    max_moves = game.max_moves
+    max_branching = game.max_branching
+
+    new_workspace = _make_new_workspace(max_moves, max_branching)
+    return new_workspace, _make_uct(legal_moves, play, score, playout, _make_select())
 
 
 # --- The registry record: algo=uct -------------------------------------------------------------
