@@ -40,7 +40,7 @@ SECTION_VS_NMCS = "NRPA against memorized NMCS at equal cost (Rosin 2011)"
 # <name>_<game>, its budgets NRPA's mean seconds on that game).
 VS_NMCS = ("nrpa_vs_nmcs", "nrpa_vs_nmcs_playouts", "nrpa_vs_nmcs_time")
 GAMES_VS_NMCS = {"morpion": "Morpion 5D", "samegame": "SameGame (position 0)"}
-# Level 3 and 4 on Morpion 5D (about 1 and 100 minutes a search here) and NMCS at their
+# Level 3 and 4 on Morpion 5D (about 1 and 13 minutes a search here) and NMCS at their
 # playouts: read with the above when they were run.
 DEEP = ("nrpa_vs_nmcs_deep", "nrpa_vs_nmcs_deep_nmcs")
 # Searches per side below which a comparison gives no verdict.
