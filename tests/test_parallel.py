@@ -352,3 +352,23 @@ def test_dask_log_records_go_to_the_file_and_warnings_also_to_the_terminal(tmp_p
         f"run.py: dask warning: Worker is at 96% memory usage. (more in {log})\n"
     )
     assert (scheduler.handlers, scheduler.propagate) == before
+
+
+def test_dask_says_nothing_on_the_terminal_once_a_stop_signal_came(tmp_path, capsys):
+    """Cancelling Dask's futures on a Ctrl-C or SIGTERM can make Dask log an error (a callback
+    that meets a future cut before it was set); the terminal keeps the stop's one line, the
+    log file keeps the record."""
+    import logging
+
+    from nmcs.harness import interrupt
+    from nmcs.harness.parallel import _dask_log
+
+    log = tmp_path / "dask.log"
+    try:
+        with _dask_log(log):
+            interrupt._INTERRUPTED.set()
+            logging.getLogger("tornado.application").error("Exception in callback cancel")
+    finally:
+        interrupt._INTERRUPTED.clear()
+    assert capsys.readouterr().err == ""
+    assert "ERROR tornado.application: Exception in callback cancel" in log.read_text()

@@ -43,6 +43,11 @@ def check() -> None:
         raise KeyboardInterrupt
 
 
+def requested() -> bool:
+    """Whether a Ctrl-C (or SIGTERM) came, without raising it."""
+    return _INTERRUPTED.is_set()
+
+
 def name() -> str:
     """What stopped the run, for its message: ``interrupted`` or ``terminated (SIGTERM)``."""
     return _NAMES.get(_SIGNAL[0], "interrupted")

@@ -260,13 +260,17 @@ class _ToFile(logging.Handler):
 
 class _OneLine(logging.Handler):
     """A Dask warning on the terminal: its first line, and where the rest is (not a
-    StreamHandler either)."""
+    StreamHandler either). Silent once a Ctrl-C or SIGTERM came: what Dask says while the
+    stop cancels its futures (a callback that fails on a future cut before it was set, closed
+    streams) is the stop's noise, and the terminal gets the stop's one line only."""
 
     def __init__(self, log: Path):
         super().__init__(logging.WARNING)
         self.log = log
 
     def emit(self, record: logging.LogRecord) -> None:
+        if interrupt.requested():
+            return
         first = (record.getMessage().strip().splitlines() or [""])[0]
         try:
             print(
