@@ -602,6 +602,111 @@ def anytime_curves(df, axis):
     return grid, curves
 
 
+def realtime_table(grid: np.ndarray, curves: dict, axis: str) -> pd.DataFrame:
+    """Mean best score of each level and memorization at each grid point of ``axis`` that
+    every search had reached, with its 95% t interval."""
+    rows = []
+    for (level, memorize), matrix in curves.items():
+        for j, x in enumerate(grid):
+            col = matrix[:, j]
+            if np.isnan(col).any():
+                continue  # not every search had finished one nested search yet
+            rows.append(
+                {
+                    "level": level,
+                    "memorize": memorize,
+                    axis: x,
+                    "n": len(col),
+                    "mean_score": col.mean(),
+                    "ci95": stats.t.ppf(0.975, len(col) - 1) * col.std(ddof=1) / np.sqrt(len(col))
+                    if len(col) > 1
+                    else 0.0,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def realtime_figures(ctx: Context, table: pd.DataFrame, axis: str, experiment: str) -> None:
+    """Fig 5 (with memorization) and Fig 6 (without) against ``axis``: one line per level."""
+    for memorize, part in table.groupby("memorize"):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for level, line in part.groupby("level"):
+            ax.errorbar(
+                line[axis],
+                line["mean_score"],
+                yerr=line["ci95"],
+                fmt="-o",
+                ms=3,
+                capsize=2,
+                label=f"level {level}",
+            )
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(f"{axis} (log scale)")
+        ax.set_ylabel("mean best score")
+        fig_name = "fig5" if memorize else "fig6"
+        ax.set_title(
+            f"{'Fig 5' if memorize else 'Fig 6'}: iterative NMCS, "
+            f"{'with' if memorize else 'without'} memorization"
+        )
+        ax.legend()
+        save_figure(fig, ctx.figures, f"{experiment}_{fig_name}_{axis}")
+
+
+def memorized_gap_claims(grid: np.ndarray, curves: dict, paper: dict, cmd: str) -> list[Claim]:
+    """With memorization, each level against the one below in real time, where the paper
+    gives the gain: each search's scores averaged over the common time points."""
+    claims = []
+    levels = sorted(level for (level, m) in curves if m)
+    for lo, hi in zip(levels, levels[1:], strict=False):
+        a, b = curves[(hi, True)], curves[(lo, True)]
+        common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
+        if not common.any():
+            continue
+        value = paper["realtime_gain_with_memorization"].get(f"level{hi}_minus_level{lo}")
+        if value is None:
+            continue
+        diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+        claims.append(
+            Claim(
+                SECTION,
+                f"real time, memorization: level {hi} beats level {lo} by "
+                f"about {value} points (read as within 0.5; investigation: "
+                "docs/investigations/leftmove_realtime.md)",
+                f"+{value}",
+                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] over "
+                f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}",
+                verdict_interval(low, high, value - 0.5, value + 0.5),
+                cmd,
+            )
+        )
+    return claims
+
+
+def unmemorized_gap_claims(curves: dict, cmd: str) -> list[Claim]:
+    """Without memorization, levels 2 and 3 against level 1 in real time: the paper finds them
+    worse."""
+    claims = []
+    for hi in (2, 3):
+        if (hi, False) not in curves or (1, False) not in curves:
+            continue
+        a, b = curves[(hi, False)], curves[(1, False)]
+        common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
+        if not common.any():
+            continue
+        diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+        claims.append(
+            Claim(
+                SECTION,
+                f"real time, no memorization: level {hi} is worse than level 1",
+                "worse",
+                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] points, n={a.shape[0]}",
+                verdict_sign(-high, -low),
+                cmd,
+            )
+        )
+    return claims
+
+
 def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> list[Claim]:
     """Figs 5 and 6 against seconds and playouts, and the level-gap claims."""
     df = ctx.results(experiment)
@@ -609,102 +714,15 @@ def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> lis
         return []
     claims = []
     paper = paper_values("leftmove")
+    cmd = rerun_command(ctx.scale, experiment)
     for axis in ("seconds", "playouts"):
         grid, curves = anytime_curves(df, axis)
-        rows = []
-        for (level, memorize), matrix in curves.items():
-            for j, x in enumerate(grid):
-                col = matrix[:, j]
-                if np.isnan(col).any():
-                    continue  # not every search had finished one nested search yet
-                rows.append(
-                    {
-                        "level": level,
-                        "memorize": memorize,
-                        axis: x,
-                        "n": len(col),
-                        "mean_score": col.mean(),
-                        "ci95": stats.t.ppf(0.975, len(col) - 1)
-                        * col.std(ddof=1)
-                        / np.sqrt(len(col))
-                        if len(col) > 1
-                        else 0.0,
-                    }
-                )
-        table = pd.DataFrame(rows)
+        table = realtime_table(grid, curves, axis)
         save_table(table, ctx.tables, f"{experiment}_{axis}")
-        for memorize, part in table.groupby("memorize"):
-            fig, ax = plt.subplots(figsize=(7, 4.5))
-            for level, line in part.groupby("level"):
-                ax.errorbar(
-                    line[axis],
-                    line["mean_score"],
-                    yerr=line["ci95"],
-                    fmt="-o",
-                    ms=3,
-                    capsize=2,
-                    label=f"level {level}",
-                )
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel(f"{axis} (log scale)")
-            ax.set_ylabel("mean best score")
-            fig_name = "fig5" if memorize else "fig6"
-            ax.set_title(
-                f"{'Fig 5' if memorize else 'Fig 6'}: iterative NMCS, "
-                f"{'with' if memorize else 'without'} memorization"
-            )
-            ax.legend()
-            save_figure(fig, ctx.figures, f"{experiment}_{fig_name}_{axis}")
-        if axis != "seconds":
-            continue
-        # Gaps between levels: each search's scores averaged over the common time points.
-        for memorize in (True, False):
-            levels = sorted(level for (level, m) in curves if m == memorize)
-            for lo, hi in zip(levels, levels[1:], strict=False):
-                a, b = curves[(hi, memorize)], curves[(lo, memorize)]
-                common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
-                if not common.any():
-                    continue
-                diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
-                ours = (
-                    f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] over "
-                    f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}"
-                )
-                if memorize:
-                    key = f"level{hi}_minus_level{lo}"
-                    value = paper["realtime_gain_with_memorization"].get(key)
-                    if value is None:
-                        continue
-                    claims.append(
-                        Claim(
-                            SECTION,
-                            f"real time, memorization: level {hi} beats level {lo} by "
-                            f"about {value} points (read as within 0.5; investigation: "
-                            "docs/investigations/leftmove_realtime.md)",
-                            f"+{value}",
-                            ours,
-                            verdict_interval(low, high, value - 0.5, value + 0.5),
-                            rerun_command(ctx.scale, experiment),
-                        )
-                    )
-        for hi in (2, 3):
-            if (hi, False) not in curves or (1, False) not in curves:
-                continue
-            a, b = curves[(hi, False)], curves[(1, False)]
-            common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
-            if not common.any():
-                continue
-            diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
-            claims.append(
-                Claim(
-                    SECTION,
-                    f"real time, no memorization: level {hi} is worse than level 1",
-                    "worse",
-                    f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] points, n={a.shape[0]}",
-                    verdict_sign(-high, -low),
-                    rerun_command(ctx.scale, experiment),
-                )
-            )
+        realtime_figures(ctx, table, axis, experiment)
+        if axis == "seconds":
+            claims += memorized_gap_claims(grid, curves, paper, cmd)
+            claims += unmemorized_gap_claims(curves, cmd)
     return claims
 
 

@@ -111,13 +111,9 @@ def bootstrap_ratio(a, b, rng, reps=2000):
     return np.percentile(ratios, [2.5, 97.5])
 
 
-def analyze(ctx: Context) -> list[Claim]:
-    results = ctx.results("sudoku_table2")
-    if results.empty:
-        return []
-    cmd = f"python run.py -m experiment=sudoku_table2 scale={ctx.scale} && python -m analysis"
-    paper = paper_values("sudoku")
-    t2 = rows(results)
+def table2_totals(results: pd.DataFrame, t2: pd.DataFrame, paper: dict) -> pd.DataFrame:
+    """Table 2: one row per method, its problems, unsolved count, total seconds and playouts,
+    the paper's values and the caps the cells ran under."""
     caps = results.groupby("algo")["budget_seconds"].max()
     totals = t2.groupby("method").agg(
         problems=("solved", "size"),
@@ -139,90 +135,148 @@ def analyze(ctx: Context) -> list[Claim]:
     totals["cap_nodes_or_playouts"] = np.where(
         totals["method"] == "fc", node_caps.get("fc", np.nan), node_caps.get("iterative", np.nan)
     )
-    save_table(totals, ctx.tables, "sudoku_table2")
-    tot = totals.set_index("method")
+    return totals
+
+
+def per_problem(t2: pd.DataFrame, key: str) -> pd.DataFrame:
+    """The searches of method ``key``, in the order of their problems."""
+    return t2[t2["method"] == key].sort_values("problem")
+
+
+def less_effort_claim(
+    t2: pd.DataFrame,
+    fast: str,
+    slow: str,
+    text: str,
+    paper_text: str,
+    rng: np.random.Generator,
+    cmd: str,
+) -> list[Claim]:
+    """The claim that ``fast`` needs less effort than ``slow`` on their common problems (the
+    bootstrap interval of the ratio of their playouts below 1), as a list: empty unless
+    ``fast`` solved all its problems."""
+    a, b = per_problem(t2, fast), per_problem(t2, slow)
+    common = sorted(set(a["problem"]) & set(b["problem"]))
+    if not common or not a["solved"].all():
+        return []
+    a = a[a["problem"].isin(common)]
+    b = b[b["problem"].isin(common)]
+    low, high = bootstrap_ratio(a["playouts"], b["playouts"], rng)
+    ours = (
+        f"{a['seconds'].sum():.2f} s vs {b['seconds'].sum():.2f} s on {len(common)} "
+        f"problems; playout ratio {a['playouts'].sum() / b['playouts'].sum():.3f} "
+        f"[{low:.3f}, {high:.3f}]"
+    )
+    return [
+        Claim(
+            SECTION,
+            text,
+            paper_text,
+            ours,
+            verdict_sign(1 - high, 1 - low),
+            cmd,
+            cells_read(a, b),
+        )
+    ]
+
+
+def level2_claim(
+    t2: pd.DataFrame, suffix: str, rule: str, paper: dict, rng: np.random.Generator, cmd: str
+) -> Claim:
+    """The claim "going from level 1 to level 2 is not beneficial", for the methods ending in
+    ``suffix``."""
+    # "Not beneficial": level 2 needs at least level 1's effort, i.e. the ratio of their
+    # playouts on the same problems is >= 1. Counts to a solution are heavy-tailed (a failed
+    # level-2 search costs some 20,000 playouts), so the verdict follows the ratio's bootstrap
+    # interval, not the two totals.
+    a, b = per_problem(t2, "l2m" + suffix), per_problem(t2, "l1m" + suffix)
+    common = sorted(set(a["problem"]) & set(b["problem"]))
+    a, b = a[a["problem"].isin(common)], b[b["problem"].isin(common)]
+    low, high = bootstrap_ratio(a["playouts"], b["playouts"], rng)
+    return Claim(
+        SECTION,
+        "going from level 1 to level 2 is not beneficial"
+        + rule
+        + " (investigation: docs/investigations/sudoku_stop_rule.md)",
+        f"{paper['seconds']['l2m']} s vs {paper['seconds']['l1m']} s",
+        f"{a['seconds'].sum():.2f} s vs {b['seconds'].sum():.2f} s on "
+        f"{len(common)} problems; playout ratio "
+        f"{a['playouts'].sum() / b['playouts'].sum():.2f} [{low:.2f}, {high:.2f}]",
+        verdict_sign(low - 1, high - 1),
+        cmd,
+        cells_read(a, b),
+    )
+
+
+def method_claims(
+    t2: pd.DataFrame,
+    methods: set[str],
+    suffix: str,
+    rule: str,
+    paper: dict,
+    rng: np.random.Generator,
+    cmd: str,
+) -> list[Claim]:
+    """Table 2's comparisons of sampling and NMCS with and without memorization, for the
+    methods ending in ``suffix`` that ran (``methods``)."""
+    l1m, l2m, l1, l2 = (k + suffix for k in ("l1m", "l2m", "l1", "l2"))
+    seconds = paper["seconds"]
     claims = []
+    if {l1m, "sampling"} <= methods:
+        claims += less_effort_claim(
+            t2,
+            l1m,
+            "sampling",
+            "NMCS level 1 needs less effort than iterative sampling" + rule,
+            f"{seconds['l1m']} s vs {seconds['sampling']} s",
+            rng,
+            cmd,
+        )
+    if {l1m, l1} <= methods:
+        claims += less_effort_claim(
+            t2,
+            l1m,
+            l1,
+            "memorization helps at level 1" + rule,
+            f"{seconds['l1m']} s vs {seconds['l1']} s",
+            rng,
+            cmd,
+        )
+    if {l2m, l2} <= methods:
+        claims += less_effort_claim(
+            t2,
+            l2m,
+            l2,
+            "memorization helps at level 2" + rule,
+            f"{seconds['l2m']} s vs {seconds['l2']} s",
+            rng,
+            cmd,
+        )
+    if {l1m, l2m} <= methods:
+        claims.append(level2_claim(t2, suffix, rule, paper, rng, cmd))
+    return claims
+
+
+def analyze(ctx: Context) -> list[Claim]:
+    """Table 2, the effort figure and their claims."""
+    results = ctx.results("sudoku_table2")
+    if results.empty:
+        return []
+    cmd = f"python run.py -m experiment=sudoku_table2 scale={ctx.scale} && python -m analysis"
+    paper = paper_values("sudoku")
+    t2 = rows(results)
+    totals = table2_totals(results, t2, paper)
+    save_table(totals, ctx.tables, "sudoku_table2")
+    methods = set(totals["method"])
+    claims = []
+    # One random stream for every bootstrap: each claim's interval depends on the claims
+    # before it.
     rng = np.random.default_rng(0)
-
-    def per_problem(key):
-        return t2[t2["method"] == key].sort_values("problem")
-
-    def compare(fast, slow, text, paper_text):
-        a, b = per_problem(fast), per_problem(slow)
-        common = sorted(set(a["problem"]) & set(b["problem"]))
-        if not common or not a["solved"].all():
-            return
-        a = a[a["problem"].isin(common)]
-        b = b[b["problem"].isin(common)]
-        low, high = bootstrap_ratio(a["playouts"], b["playouts"], rng)
-        ours = (
-            f"{a['seconds'].sum():.2f} s vs {b['seconds'].sum():.2f} s on {len(common)} "
-            f"problems; playout ratio {a['playouts'].sum() / b['playouts'].sum():.3f} "
-            f"[{low:.3f}, {high:.3f}]"
-        )
-        claims.append(
-            # "fast needs less effort": the ratio's interval below 1.
-            Claim(
-                SECTION,
-                text,
-                paper_text,
-                ours,
-                verdict_sign(1 - high, 1 - low),
-                cmd,
-                cells_read(a, b),
-            )
-        )
-
     # The same claims for the cells without the early stop inside a search (stop_at_target
     # false, the paper's pseudo-code); iterative sampling (level 0) has no inner stop to drop.
     for suffix, rule in (("", ""), (NOSTOP, " (paper's stop rule: no early stop in a search)")):
-        l1m, l2m, l1, l2 = (k + suffix for k in ("l1m", "l2m", "l1", "l2"))
-        if {l1m, "sampling"} <= set(tot.index):
-            compare(
-                l1m,
-                "sampling",
-                "NMCS level 1 needs less effort than iterative sampling" + rule,
-                f"{paper['seconds']['l1m']} s vs {paper['seconds']['sampling']} s",
-            )
-        if {l1m, l1} <= set(tot.index):
-            compare(
-                l1m,
-                l1,
-                "memorization helps at level 1" + rule,
-                f"{paper['seconds']['l1m']} s vs {paper['seconds']['l1']} s",
-            )
-        if {l2m, l2} <= set(tot.index):
-            compare(
-                l2m,
-                l2,
-                "memorization helps at level 2" + rule,
-                f"{paper['seconds']['l2m']} s vs {paper['seconds']['l2']} s",
-            )
-        if {l1m, l2m} <= set(tot.index):
-            # "Not beneficial": level 2 needs at least level 1's effort, i.e. the ratio of their
-            # playouts on the same problems is >= 1. Counts to a solution are heavy-tailed (a
-            # failed level-2 search costs some 20,000 playouts), so the verdict follows the
-            # ratio's bootstrap interval, not the two totals.
-            a, b = per_problem(l2m), per_problem(l1m)
-            common = sorted(set(a["problem"]) & set(b["problem"]))
-            a, b = a[a["problem"].isin(common)], b[b["problem"].isin(common)]
-            low, high = bootstrap_ratio(a["playouts"], b["playouts"], rng)
-            claims.append(
-                Claim(
-                    SECTION,
-                    "going from level 1 to level 2 is not beneficial"
-                    + rule
-                    + " (investigation: docs/investigations/sudoku_stop_rule.md)",
-                    f"{paper['seconds']['l2m']} s vs {paper['seconds']['l1m']} s",
-                    f"{a['seconds'].sum():.2f} s vs {b['seconds'].sum():.2f} s on "
-                    f"{len(common)} problems; playout ratio "
-                    f"{a['playouts'].sum() / b['playouts'].sum():.2f} [{low:.2f}, {high:.2f}]",
-                    verdict_sign(low - 1, high - 1),
-                    cmd,
-                    cells_read(a, b),
-                )
-            )
-    if "fc" in tot.index:
+        claims += method_claims(t2, methods, suffix, rule, paper, rng, cmd)
+    if "fc" in methods:
         claims += fc_claims(t2, paper, cmd)
     effort_claim(ctx, claims)
     return claims

@@ -23,6 +23,7 @@ Methods:
 from __future__ import annotations
 
 import itertools
+from typing import NamedTuple
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -73,6 +74,12 @@ SETTINGS = tuple(
 
 def version_name(game: str, misere: bool) -> str:
     return f"{game} misere" if misere else game
+
+
+# The versions' names: all nine, the five normal games and the four misere versions.
+NAMES = [version_name(*v) for v in VERSIONS]
+NORMAL = [version_name(g, m) for g, m in VERSIONS if not m]
+MISERE = [version_name(g, m) for g, m in VERSIONS if m]
 
 
 def load(ctx, experiments) -> pd.DataFrame:
@@ -287,135 +294,195 @@ def _describe_best(status: dict[str, str], group: list[str], settings: str) -> s
     )
 
 
+class Reading(NamedTuple):
+    """One reading of one of the paper's statements (a key of STATEMENTS), before ``judge``
+    says where it was read and gives it its command."""
+
+    statement: str
+    text: str
+    paper_text: str
+    ours: str
+    verdict: str
+
+
 def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
     """Every claim about the paper's table under each reading, from ``at``: our cells at one
     time per move and one board family (columns version, setting, n, win_rate, ci95_low,
     ci95_high). A claim's text starts with ``where`` and names its reading."""
-    best, worse = paper["best_setting"], paper["worse_setting"]
-    names = [version_name(*v) for v in VERSIONS]
-    normal = [version_name(g, m) for g, m in VERSIONS if not m]
-    misere = [version_name(g, m) for g, m in VERSIONS if m]
-    present = [v for v in names if ((at["version"] == v) & (at["setting"] == best)).any()]
-    claims: list[Claim] = []
+    best = paper["best_setting"]
+    present = [v for v in NAMES if ((at["version"] == v) & (at["setting"] == best)).any()]
+    readings = (
+        best_setting_readings(at, present, paper)
+        + against_mcs_readings(at, present, paper)
+        + worse_setting_readings(at, present, paper)
+    )
+    return [reading_claim(r, where, cmd) for r in readings]
 
-    def claim(statement: str, text: str, paper_text: str, ours: str, verdict: str) -> None:
-        # The paper's statements (STATEMENTS); each reading of one is a row, the first decides.
-        ours = "-" if verdict == NOT_RUN else ours
-        claims.append(
-            Claim(
-                SECTION,
-                f"{where}, {text}",
-                paper_text,
-                ours,
-                verdict,
-                cmd,
-                statement=f"{where}: {STATEMENTS[statement]}",
-            )
-        )
 
-    # 1. NMC(1)+COW is the best nested setting in 8 of the 9 versions.
+def reading_claim(reading: Reading, where: str, cmd: str) -> Claim:
+    """The claim row of one reading: each reading of a statement is a row, the first decides."""
+    return Claim(
+        SECTION,
+        f"{where}, {reading.text}",
+        reading.paper_text,
+        "-" if reading.verdict == NOT_RUN else reading.ours,
+        reading.verdict,
+        cmd,
+        statement=f"{where}: {STATEMENTS[reading.statement]}",
+    )
+
+
+# ---------------------------------------------------------------- 1. the best nested setting
+
+
+def best_status(at: pd.DataFrame, present: list[str], best: str, floor: float) -> dict[str, str]:
+    """Version -> best | beaten | undecided for the setting ``best``: "beaten" when some
+    setting is significantly better, "best" when every difference's interval lies above
+    ``floor``; otherwise undecided (absence of evidence decides nothing)."""
+    status: dict[str, str] = {}
+    for v in present:
+        part = at[at["version"] == v].set_index("setting")
+        mine = part.loc[best]
+        others = part.drop(index=best)
+        if others.empty:
+            continue
+        diffs = [
+            newcombe_diff(mine["win_rate"], mine["n"], o["win_rate"], o["n"])
+            for _, o in others.iterrows()
+        ]
+        if any(high < 0 for _, _, high in diffs):
+            status[v] = "beaten"
+        elif all(low > floor for _, low, _ in diffs) and set(SETTINGS) <= set(part.index):
+            # Best among some settings is not best among the eight: a setting not run
+            # could beat it (the reduced table runs only NMC(1)+COW and NMC(2)+COW).
+            status[v] = "best"
+        else:
+            status[v] = "undecided"
+    return status
+
+
+def settings_compared(at: pd.DataFrame) -> str:
+    """The settings that ran, and how many of the eight did not (none of those is best)."""
+    run = [s for s in SETTINGS if s in set(at["setting"])]
+    settings = ", ".join(run)
+    if len(run) < len(SETTINGS):
+        settings += f" ({len(SETTINGS) - len(run)} of {len(SETTINGS)} not run: none is best)"
+    return settings
+
+
+def best_setting_readings(at: pd.DataFrame, present: list[str], paper: dict) -> list[Reading]:
+    """Statement 1: NMC(1)+COW is the best nested setting in 8 of the 9 versions."""
+    best = paper["best_setting"]
     tol = paper["best_tolerance"]
     need = paper["best_in_versions"]
     best_readings = [
         (f"best = no setting better by more than {tol:g}", -tol),
         ("best = significantly better than every other setting (95%)", 0.0),
     ]
+    settings = settings_compared(at)
+    allowed = len(NAMES) - need
+    readings = []
     for reading, floor in best_readings:
-        # "beaten": some setting is significantly better; "best": every difference's interval
-        # lies above ``floor``; otherwise undecided (absence of evidence decides nothing).
-        status: dict[str, str] = {}  # version -> best | beaten | undecided
-        for v in present:
-            part = at[at["version"] == v].set_index("setting")
-            mine = part.loc[best]
-            others = part.drop(index=best)
-            if others.empty:
-                continue
-            diffs = [
-                newcombe_diff(mine["win_rate"], mine["n"], o["win_rate"], o["n"])
-                for _, o in others.iterrows()
-            ]
-            if any(high < 0 for _, _, high in diffs):
-                status[v] = "beaten"
-            elif all(low > floor for _, low, _ in diffs) and set(SETTINGS) <= set(part.index):
-                # Best among some settings is not best among the eight: a setting not run
-                # could beat it (the reduced table runs only NMC(1)+COW and NMC(2)+COW).
-                status[v] = "best"
-            else:
-                status[v] = "undecided"
-        run = [s for s in SETTINGS if s in set(at["setting"])]
-        settings = ", ".join(run)
-        if len(run) < len(SETTINGS):
-            settings += f" ({len(SETTINGS) - len(run)} of {len(SETTINGS)} not run: none is best)"
-        allowed = len(names) - need
-        claim(
-            "best",
-            f"{best} is the best nested setting in {need} of 9 versions [reading (a): the nine "
-            f"versions as one table; {reading}]",
-            f"{need} of 9",
-            _describe_best(status, names, settings),
-            _best_verdict(status, names, allowed),
-        )
-        for label, group in (("normal", normal), ("misere", misere)):
-            claim(
+        status = best_status(at, present, best, floor)
+        readings.append(
+            Reading(
                 "best",
-                f"{best} is the best nested setting in all {label} versions but at most "
-                f"{allowed} [reading (b): normal and misere separately; {reading}]",
-                f"at most {allowed} exception",
-                _describe_best(status, group, settings),
-                _best_verdict(status, group, allowed),
+                f"{best} is the best nested setting in {need} of 9 versions [reading (a): the "
+                f"nine versions as one table; {reading}]",
+                f"{need} of 9",
+                _describe_best(status, NAMES, settings),
+                _best_verdict(status, NAMES, allowed),
             )
+        )
+        for label, group in (("normal", NORMAL), ("misere", MISERE)):
+            readings.append(
+                Reading(
+                    "best",
+                    f"{best} is the best nested setting in all {label} versions but at most "
+                    f"{allowed} [reading (b): normal and misere separately; {reading}]",
+                    f"at most {allowed} exception",
+                    _describe_best(status, group, settings),
+                    _best_verdict(status, group, allowed),
+                )
+            )
+    return readings
 
-    # 2. Against MCS it wins clearly in five, about half in three, loses in one.
+
+# ---------------------------------------------------------------- 2. against MCS
+
+
+def against_mcs_readings(at: pd.DataFrame, present: list[str], paper: dict) -> list[Reading]:
+    """Statement 2: against MCS NMC(1)+COW wins clearly in five versions, about half in three
+    and loses in one; readings (a), (b) and (c) under each reading of the classes."""
+    best = paper["best_setting"]
     target = (
         paper["against_mcs"]["wins"],
         paper["against_mcs"]["half"],
         paper["against_mcs"]["loses"],
     )
     rows = {v: at[(at["version"] == v) & (at["setting"] == best)].iloc[0] for v in present}
+    readings = []
     for reading, lo_t, hi_t in class_readings(paper):
         options = {v: classes(r["ci95_low"], r["ci95_high"], lo_t, hi_t) for v, r in rows.items()}
-        labels = [
-            f"{v} {_fmt(r['win_rate'], r['ci95_low'], r['ci95_high'])}" for v, r in rows.items()
-        ]
-        decided = [o[0] for o in options.values() if len(o) == 1]
-        verdict = pattern_verdict(list(options.values()), target, len(names))
-        ours = (
-            f"wins clearly in {decided.count(0)}, about half in {decided.count(1)}, loses in "
-            f"{decided.count(2)}, undecided in {len(options) - len(decided)}, not run in "
-            f"{len(names) - len(options)}: " + "; ".join(labels)
-            if options
-            else "-"
-        )
-        claim(
-            "mcs",
-            f"{best} against MCS wins clearly in {target[0]} versions, about half in "
-            f"{target[1]}, loses in {target[2]} [reading (a): the nine versions as one table; "
-            f"{reading}]",
-            "{} / {} / {}".format(*target),
-            ours,
-            verdict,
-        )
-        # (b) the two groups separately: where the summary's pattern can fall.
-        splits = (
-            ("the four misere versions are four of the clear wins", (4, 0, 0), (1, 3, 1)),
-            ("the five normal versions are the clear wins", (0, 3, 1), (5, 0, 0)),
-        )
-        for text, misere_target, normal_target in splits:
-            parts = []
-            notes = []
-            for group, gt, label in (
-                (misere, misere_target, "misere"),
-                (normal, normal_target, "normal"),
-            ):
-                opts = [options[v] for v in group if v in options]
-                parts.append(pattern_verdict(opts, gt, len(group)))
-                dec = [o[0] for o in opts if len(o) == 1]
-                notes.append(
-                    f"{label}: {dec.count(0)} / {dec.count(1)} / {dec.count(2)} decided, "
-                    f"{len(opts) - len(dec)} undecided (wanted {'/'.join(map(str, gt))}): "
-                    f"{parts[-1]}"
-                )
-            claim(
+        readings.append(mcs_pattern_reading(rows, options, target, best, reading))
+        readings += mcs_split_readings(options, best, reading)
+        readings.append(mcs_assignment_reading(at, options, target, best, reading))
+    return readings
+
+
+def mcs_pattern_reading(
+    rows: dict[str, pd.Series],
+    options: dict[str, list[int]],
+    target: tuple[int, ...],
+    best: str,
+    reading: str,
+) -> Reading:
+    """Reading (a) of statement 2: the nine versions as one table."""
+    labels = [f"{v} {_fmt(r['win_rate'], r['ci95_low'], r['ci95_high'])}" for v, r in rows.items()]
+    decided = [o[0] for o in options.values() if len(o) == 1]
+    ours = (
+        f"wins clearly in {decided.count(0)}, about half in {decided.count(1)}, loses in "
+        f"{decided.count(2)}, undecided in {len(options) - len(decided)}, not run in "
+        f"{len(NAMES) - len(options)}: " + "; ".join(labels)
+        if options
+        else "-"
+    )
+    return Reading(
+        "mcs",
+        f"{best} against MCS wins clearly in {target[0]} versions, about half in "
+        f"{target[1]}, loses in {target[2]} [reading (a): the nine versions as one table; "
+        f"{reading}]",
+        "{} / {} / {}".format(*target),
+        ours,
+        pattern_verdict(list(options.values()), target, len(NAMES)),
+    )
+
+
+def mcs_split_readings(options: dict[str, list[int]], best: str, reading: str) -> list[Reading]:
+    """Reading (b) of statement 2: the normal and misere groups separately, for each place
+    where the summary's pattern can fall."""
+    splits = (
+        ("the four misere versions are four of the clear wins", (4, 0, 0), (1, 3, 1)),
+        ("the five normal versions are the clear wins", (0, 3, 1), (5, 0, 0)),
+    )
+    readings = []
+    for text, misere_target, normal_target in splits:
+        parts = []
+        notes = []
+        for group, gt, label in (
+            (MISERE, misere_target, "misere"),
+            (NORMAL, normal_target, "normal"),
+        ):
+            opts = [options[v] for v in group if v in options]
+            parts.append(pattern_verdict(opts, gt, len(group)))
+            dec = [o[0] for o in opts if len(o) == 1]
+            notes.append(
+                f"{label}: {dec.count(0)} / {dec.count(1)} / {dec.count(2)} decided, "
+                f"{len(opts) - len(dec)} undecided (wanted {'/'.join(map(str, gt))}): "
+                f"{parts[-1]}"
+            )
+        readings.append(
+            Reading(
                 "mcs",
                 f"{best} against MCS: {text} [reading (b): normal and misere separately; "
                 f"{reading}]",
@@ -423,63 +490,94 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
                 "; ".join(notes),
                 combine(parts),
             )
-        # (c) which of our versions can be the five, the three and the one.
-        can = [[v for v, o in options.items() if k in o] for k in range(3)]
-        n_ways = (
-            sum(
-                tuple(choice.count(k) for k in range(3)) == target
-                for choice in itertools.product(*options.values())
-            )
-            if options
-            else 0
         )
-        ns = at[at["setting"] == best]["n"]
-        span = f"{int(ns.min())}-{int(ns.max())}" if options else "0"
-        ours = (
-            f"can be a clear win: {', '.join(can[0]) or 'none'}; can be about half: "
-            f"{', '.join(can[1]) or 'none'}; can be the loss: {', '.join(can[2]) or 'none'}; "
-            f"{n_ways} assignment(s) of our versions give {'/'.join(map(str, target))} "
-            f"(Wilson 95% intervals at {span} matches a version)"
-        )
-        claim(
-            "mcs",
-            f"the {target[0]} / {target[1]} / {target[2]} pattern of {best} against MCS "
-            f"[reading (c): which of our versions can be the five clear wins, the three halves "
-            f"and the one loss; {reading}]",
-            "{} / {} / {}".format(*target),
-            ours,
-            pattern_verdict(list(options.values()), target, len(names)),
-        )
+    return readings
 
-    # 3. (d) NMC(2)+COW is worse than NMC(1)+COW.
-    both = [v for v in present if ((at["version"] == v) & (at["setting"] == worse)).any()]
-    for label, group in (
-        ("the nine versions as one table", names),
-        ("normal", normal),
-        ("misere", misere),
-    ):
-        vs = [v for v in both if v in group]
-        if not vs:
-            claim(
-                "worse",
-                f"{worse} is worse than {best} [reading (d) pooled over {label}]",
-                "worse",
-                "-",
-                NOT_RUN,
-            )
-            continue
-        part = at[at["version"].isin(vs)]
-        pa, na = _pooled(part[part["setting"] == best])
-        pb, nb = _pooled(part[part["setting"] == worse])
-        d, low, high = newcombe_diff(pa, na, pb, nb)
-        claim(
-            "worse",
-            f"{worse} is worse than {best} [reading (d) pooled over {label}: win rate of "
-            f"{best} minus {worse} over the matches of every version both ran]",
-            "worse",
-            f"{_fmt(d, low, high)} over {na} and {nb} matches of {len(vs)} versions",
-            verdict_sign(low, high),
+
+def mcs_assignment_reading(
+    at: pd.DataFrame,
+    options: dict[str, list[int]],
+    target: tuple[int, ...],
+    best: str,
+    reading: str,
+) -> Reading:
+    """Reading (c) of statement 2: which of our versions can be the five, the three and the
+    one."""
+    can = [[v for v, o in options.items() if k in o] for k in range(3)]
+    n_ways = (
+        sum(
+            tuple(choice.count(k) for k in range(3)) == target
+            for choice in itertools.product(*options.values())
         )
+        if options
+        else 0
+    )
+    ns = at[at["setting"] == best]["n"]
+    span = f"{int(ns.min())}-{int(ns.max())}" if options else "0"
+    ours = (
+        f"can be a clear win: {', '.join(can[0]) or 'none'}; can be about half: "
+        f"{', '.join(can[1]) or 'none'}; can be the loss: {', '.join(can[2]) or 'none'}; "
+        f"{n_ways} assignment(s) of our versions give {'/'.join(map(str, target))} "
+        f"(Wilson 95% intervals at {span} matches a version)"
+    )
+    return Reading(
+        "mcs",
+        f"the {target[0]} / {target[1]} / {target[2]} pattern of {best} against MCS "
+        f"[reading (c): which of our versions can be the five clear wins, the three halves "
+        f"and the one loss; {reading}]",
+        "{} / {} / {}".format(*target),
+        ours,
+        pattern_verdict(list(options.values()), target, len(NAMES)),
+    )
+
+
+# ---------------------------------------------------------------- 3. the deeper setting
+
+
+def worse_setting_readings(at: pd.DataFrame, present: list[str], paper: dict) -> list[Reading]:
+    """Statement 3, reading (d): NMC(2)+COW is worse than NMC(1)+COW, pooled over each group
+    of versions, then version by version."""
+    worse = paper["worse_setting"]
+    both = [v for v in present if ((at["version"] == v) & (at["setting"] == worse)).any()]
+    readings = []
+    for label, group in (
+        ("the nine versions as one table", NAMES),
+        ("normal", NORMAL),
+        ("misere", MISERE),
+    ):
+        readings.append(worse_pooled_reading(at, [v for v in both if v in group], label, paper))
+    readings.append(worse_by_version_reading(at, both, paper))
+    return readings
+
+
+def worse_pooled_reading(at: pd.DataFrame, vs: list[str], label: str, paper: dict) -> Reading:
+    """Reading (d) pooled over the versions ``vs`` (both settings ran) of the group ``label``."""
+    best, worse = paper["best_setting"], paper["worse_setting"]
+    if not vs:
+        return Reading(
+            "worse",
+            f"{worse} is worse than {best} [reading (d) pooled over {label}]",
+            "worse",
+            "-",
+            NOT_RUN,
+        )
+    part = at[at["version"].isin(vs)]
+    pa, na = _pooled(part[part["setting"] == best])
+    pb, nb = _pooled(part[part["setting"] == worse])
+    d, low, high = newcombe_diff(pa, na, pb, nb)
+    return Reading(
+        "worse",
+        f"{worse} is worse than {best} [reading (d) pooled over {label}: win rate of "
+        f"{best} minus {worse} over the matches of every version both ran]",
+        "worse",
+        f"{_fmt(d, low, high)} over {na} and {nb} matches of {len(vs)} versions",
+        verdict_sign(low, high),
+    )
+
+
+def worse_by_version_reading(at: pd.DataFrame, both: list[str], paper: dict) -> Reading:
+    """Reading (d) version by version: significantly worse in a majority of the nine."""
+    best, worse = paper["best_setting"], paper["worse_setting"]
     ahead = behind = 0
     for v in both:
         a = at[(at["version"] == v) & (at["setting"] == best)].iloc[0]
@@ -487,7 +585,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
         _, low, high = newcombe_diff(a["win_rate"], a["n"], b["win_rate"], b["n"])
         ahead += low > 0
         behind += high < 0
-    majority = len(names) // 2 + 1
+    majority = len(NAMES) // 2 + 1
     verdict = (
         NOT_RUN
         if not both
@@ -497,7 +595,7 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
         if behind >= majority or len(both) - behind < majority
         else NOT_ENOUGH
     )
-    claim(
+    return Reading(
         "worse",
         f"{worse} is worse than {best} [reading (d) version by version: significantly worse "
         f"in at least {majority} of 9]",
@@ -506,7 +604,6 @@ def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
         f"{len(both) - ahead - behind} of {len(both)} versions run",
         verdict,
     )
-    return claims
 
 
 def board_family(game: str, board: str, paper: dict) -> str:
