@@ -175,11 +175,11 @@ def mark_reduced(
         for experiment, cell in claim.reads:
             if experiment not in reduced:
                 continue
-            overrides = (
+            cell_overrides = (
                 cells.get((experiment, cell)) if experiment in hashed else reduced[experiment]
             )
-            if overrides:
-                read.setdefault(experiment, set()).add(overrides)
+            if cell_overrides:
+                read.setdefault(experiment, set()).add(cell_overrides)
         said = [(e, ", ".join(sorted(read[e]))) for e in reduced if e in read]
     if len(said) == 1:
         claim = dataclasses.replace(claim, ours=f"{claim.ours} (reduced run: {said[0][1]})")

@@ -146,8 +146,8 @@ def save_table(df: pd.DataFrame, folder: Path, stem: str) -> None:
     (folder / f"{stem}.md").write_text(markdown_table(df))
 
 
-def wilson(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a proportion."""
+def wilson(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (``successes`` may count a draw as half)."""
     if n == 0:
         return float("nan"), float("nan")
     z = stats.norm.ppf(0.5 + confidence / 2)

@@ -154,7 +154,8 @@ def analyze_equal(ctx: Context) -> list[Claim]:
     for ax, game in zip(axes[0], games, strict=True):
         for algo, group in df[df["game"] == game].groupby("algo"):
             grid, matrix = anytime(group)
-            means, halves = [], []
+            means: list[float] = []
+            halves: list[float] = []
             for j, x in enumerate(grid):
                 col = matrix[:, j]
                 if np.isnan(col).any():
@@ -168,10 +169,11 @@ def analyze_equal(ctx: Context) -> list[Claim]:
                     {"game": game, "algo": algo, "playouts": int(x), "n": len(col), "mean": m,
                      "ci95": h}
                 )  # fmt: skip
-            means, halves = np.array(means), np.array(halves)
+            mean_arr, half_arr = np.array(means), np.array(halves)
             style = "--x" if algo == "gnrpa" else "-o"  # GNRPA at tau = 1 lies on NRPA
-            (line,) = ax.plot(grid, means, style, ms=4, label=LABELS.get(algo, algo))
-            ax.fill_between(grid, means - halves, means + halves, alpha=0.2, color=line.get_color())
+            (line,) = ax.plot(grid, mean_arr, style, ms=4, label=LABELS.get(algo, algo))
+            band = (mean_arr - half_arr, mean_arr + half_arr)
+            ax.fill_between(grid, *band, alpha=0.2, color=line.get_color())
         ax.set_xscale("log", base=2)
         ax.set_xlabel("playouts")
         ax.set_title(game)

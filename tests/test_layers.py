@@ -106,8 +106,8 @@ def test_reading_results_needs_neither_numba_nor_hydra():
 
 
 def test_mypy_passes_on_the_package():
-    """Every module is type-checked (pyproject.toml: [tool.mypy]); only the jitted kernels'
-    errors are off."""
+    """Every module of the package and of the analysis is type-checked (pyproject.toml:
+    [tool.mypy]); only the jitted kernels' errors are off."""
     mypy = Path(sys.executable).with_name("mypy")
     if not mypy.exists():
         import pytest

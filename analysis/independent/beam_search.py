@@ -37,7 +37,8 @@ def beam_search(rng, depth, played, level, widths, ties="random", merge=False):
     # A beam entry: (position, best game through it); the start has no game yet.
     beam = [(played, None)]
     while any(len(position) < depth for position, _ in beam):
-        memorized, children = [], []
+        memorized: list = []
+        children: list = []
         for position, game in beam:
             if game is not None:
                 advanced = game[: len(position) + 1] if len(position) < depth else position

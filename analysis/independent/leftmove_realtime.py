@@ -50,7 +50,8 @@ def level1_search(rng: random.Random, depth: int = DEPTH) -> tuple[int, int]:
 def level1_curve(rng: random.Random, checkpoints=CHECKPOINTS) -> list[int]:
     """One iterative level-1 run: at each checkpoint (a number of playouts), the best score of
     the searches finished by then (-1 before the first)."""
-    out, best, used = [], -1, 0
+    out: list[int] = []
+    best, used = -1, 0
     while len(out) < len(checkpoints):
         score, playouts = level1_search(rng)
         used += playouts

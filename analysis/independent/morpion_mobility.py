@@ -72,7 +72,7 @@ class Board:
             for i, ch in enumerate(row)
             if ch == "#"
         }
-        self.used = [set(), set(), set(), set()]
+        self.used: list[set] = [set(), set(), set(), set()]
         self.score = 0
         self.moves = self.scan()
 
@@ -229,7 +229,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
     start_board = Board()
-    scores, start = [], time.perf_counter()
+    scores: list[int] = []
+    start = time.perf_counter()
     while len(scores) < args.games or args.seconds:
         if args.seconds and time.perf_counter() - start > args.seconds:
             break

@@ -117,7 +117,8 @@ class Search:
         # Under "playout" a filled grid is only ever returned by the playout that filled it (or
         # by a search passing that playout up), so returning at once stops everything there.
         stops = self.stop == "playout" or (self.stop == "lower" and level >= 2)
-        played, best_score, best, i = [], -1, [], 0
+        played: list = []
+        best_score, best, i = -1, [], 0
         while True:
             m = min(sizes)
             if m == 0 or m == ASSIGNED:
@@ -160,7 +161,7 @@ class Search:
 
 def parse_range(text):
     """'0-9,15' -> [0, 1, ..., 9, 15]."""
-    out = []
+    out: list[int] = []
     for part in text.split(","):
         lo, _, hi = part.partition("-")
         out.extend(range(int(lo), int(hi or lo) + 1))
@@ -178,7 +179,7 @@ def main(argv=None):
     from nmcs.games.sudoku import io as IO  # the problems only, as data
 
     problems = IO.stored_problems()
-    methods = METHODS
+    methods: list[tuple[int, str]] = list(METHODS)
     if args.methods != "all":
         methods = [(int(lv), st) for lv, st in (m.split(":") for m in args.methods.split(","))]
     fields = ["problem", "level", "stop", "playouts", "solved", "seconds", "searches", "first_full"]
@@ -214,7 +215,7 @@ def main(argv=None):
                 searches=search.searches,
                 first_full=search.first_full,
             )
-            if writer:
+            if writer is not None and f is not None:
                 writer.writerow(row)
                 f.flush()
             parts.append(f"L{level}/{stop} {search.playouts}{'' if solution else ' (cap)'}")
