@@ -291,7 +291,7 @@ def test_check_scheduler_wants_a_scheduler():
     from nmcs.harness.validate import ConfigError
 
     with LocalCluster(
-        n_workers=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None
+        n_workers=1, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=":0"
     ) as cluster:
         check_scheduler(cluster.scheduler_address)
         [worker] = cluster.scheduler_info["workers"]

@@ -149,7 +149,7 @@ def test_a_killed_dask_worker_changes_nothing():
     state0 = game.make_state()
     seeds = seeds_for(7, range(16))
     expected = run_batch(game, algo, options, settings, state0, seeds, 1)
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0")
     try:
         with Client(cluster) as client:
             runner = DaskSearches(client, "morpion", "nested", options, settings, state0, 2)
