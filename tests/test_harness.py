@@ -387,3 +387,25 @@ def test_after_the_preflight_hydras_basic_sweeper_composes_no_job_again(monkeypa
     assert Sweeper.validate_batch_is_legal is patched
     BasicSweeper(max_batch_size=None, params=None).validate_batch_is_legal([["level=1"]])
     assert checked == [1, 1]
+
+
+@pytest.mark.unit
+def test_the_summaries_skip_an_experiment_whose_only_cell_is_still_running(tmp_path):
+    """A multirun's end summarizes every experiment folder whose cells changed meanwhile, those
+    of other runs included: a folder whose one cell is still on its first run (a meta.json, no
+    results yet) has nothing to summarize, and no summary is written."""
+    from types import SimpleNamespace
+
+    from nmcs.harness.callbacks import GatherCells
+    from nmcs.harness.match_cell import write_match_summary
+    from nmcs.harness.summary import write_summary
+
+    experiment = tmp_path / "nrpa_vs_nmcs_time_morpion"
+    (experiment / "level=2").mkdir(parents=True)
+    (experiment / "level=2" / "meta.json").write_text(json.dumps({"kind": "searches"}))
+    assert write_summary(experiment).empty and write_match_summary(experiment).empty
+    config = SimpleNamespace(hydra=SimpleNamespace(sweep=SimpleNamespace(dir=str(tmp_path))))
+    callback = GatherCells()
+    callback.started = time.time() - 60
+    callback.on_multirun_end(config)
+    assert sorted(p.name for p in experiment.iterdir()) == ["level=2"]

@@ -360,6 +360,8 @@ SUMMARY_KEYS = (
 def summarize_matches(results: pd.DataFrame) -> pd.DataFrame:
     """One row per pairing: n, A's win rate (a draw counts half) and its 95% Wilson interval,
     mean length, mean seconds and playouts per move of each player."""
+    if results.empty:  # no finished cell yet: nothing to summarize
+        return pd.DataFrame()
     out = []
     for _, group in results.groupby("cell", sort=False):
         p, low, high = win_rate(group.to_dict("records"))

@@ -62,6 +62,8 @@ def pooled_bins(expected, minimum=5.0):
 def summarize(results: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: n, mean score and the half-width of its 95% CI, best, mean playouts
     and seconds. ``results`` must hold each (cell, search) once (``nmcs.harness.results``)."""
+    if results.empty:  # no finished cell yet (a first run still going): nothing to summarize
+        return pd.DataFrame()
     keys = [k for k in CELL_KEYS if k in results.columns]
     out = []
     for _, group in results.groupby("cell", sort=False):
