@@ -20,6 +20,7 @@ from analysis.common import (
     NOT_ENOUGH,
     Claim,
     paper_values,
+    plot_by_level,
     rounding,
     save_figure,
     save_table,
@@ -388,16 +389,7 @@ def analyze_fig4(ctx) -> list[Claim]:
 
 def _fig4_figure(table: pd.DataFrame, ctx) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for level, line in table.groupby("level"):
-        ax.errorbar(
-            line["beam"],
-            line["mean"],
-            yerr=line["ci95"],
-            fmt="-o",
-            ms=3,
-            capsize=2,
-            label=f"level {level}",
-        )
+    plot_by_level(ax, table, "beam", "mean")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("beam of the level (lower levels: 1), log scale")
     ax.set_ylabel("mean best score (95% CI)")

@@ -140,6 +140,17 @@ def save_figure(fig: Any, folder: Path, stem: str) -> None:
 CSV_DIGITS = 12
 
 
+def plot_by_level(
+    ax: Any, table: pd.DataFrame, x: str, y: str, nan_bars_as_zero: bool = False
+) -> None:
+    """One line of ``y`` against ``x`` per level of ``table``, with its ``ci95`` half-widths as
+    error bars (``nan_bars_as_zero``: a point of one search, whose half-width is NaN, drawn
+    without a bar rather than left out)."""
+    for level, line in table.groupby("level"):
+        bars = np.nan_to_num(line["ci95"]) if nan_bars_as_zero else line["ci95"]
+        ax.errorbar(line[x], line[y], yerr=bars, fmt="-o", ms=3, capsize=2, label=f"level {level}")
+
+
 def save_table(df: pd.DataFrame, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     df.to_csv(folder / f"{stem}.csv", index=False, float_format=f"%.{CSV_DIGITS}g")

@@ -15,6 +15,7 @@ from analysis.common import (
     Context,
     caption,
     paper_values,
+    plot_by_level,
     rerun_command,
     save_figure,
     save_table,
@@ -630,16 +631,7 @@ def realtime_figures(ctx: Context, table: pd.DataFrame, axis: str, experiment: s
     """Fig 5 (with memorization) and Fig 6 (without) against ``axis``: one line per level."""
     for memorize, part in table.groupby("memorize"):
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        for level, line in part.groupby("level"):
-            ax.errorbar(
-                line[axis],
-                line["mean_score"],
-                yerr=line["ci95"],
-                fmt="-o",
-                ms=3,
-                capsize=2,
-                label=f"level {level}",
-            )
+        plot_by_level(ax, part, axis, "mean_score")
         ax.set_xscale("log", base=2)
         ax.set_xlabel(f"{axis} (log scale)")
         ax.set_ylabel("mean best score")

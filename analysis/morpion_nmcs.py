@@ -30,6 +30,7 @@ from analysis.common import (
     Context,
     cells_read,
     paper_values,
+    plot_by_level,
     rerun_command,
     save_figure,
     save_table,
@@ -399,16 +400,7 @@ def realtime_table(grid: np.ndarray, curves: dict, axis: str) -> pd.DataFrame:
 def realtime_figure(ctx: Context, table: pd.DataFrame, axis: str, stem: str) -> None:
     """Fig 10 against ``axis`` (seconds or playouts, log scale): one line per level."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for level, line in table.groupby("level"):
-        ax.errorbar(
-            line[axis],
-            line["mean_score"],
-            yerr=np.nan_to_num(line["ci95"]),
-            fmt="-o",
-            ms=3,
-            capsize=2,
-            label=f"level {level}",
-        )
+    plot_by_level(ax, table, axis, "mean_score", nan_bars_as_zero=True)
     ax.set_xscale("log", base=2)
     ax.set_xlabel(f"{axis} (log scale)")
     ax.set_ylabel("mean best score (moves)")

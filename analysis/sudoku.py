@@ -219,40 +219,19 @@ def method_claims(
 ) -> list[Claim]:
     """Table 2's comparisons of sampling and NMCS with and without memorization, for the
     methods ending in ``suffix`` that ran (``methods``)."""
-    l1m, l2m, l1, l2 = (k + suffix for k in ("l1m", "l2m", "l1", "l2"))
+    # Table 2's method -> its key among ours (sampling has no stop rule, so no suffix).
+    key = {k: k + suffix for k in ("l1m", "l2m", "l1", "l2")} | {"sampling": "sampling"}
     seconds = paper["seconds"]
     claims = []
-    if {l1m, "sampling"} <= methods:
-        claims += less_effort_claim(
-            t2,
-            l1m,
-            "sampling",
-            "NMCS level 1 needs less effort than iterative sampling" + rule,
-            f"{seconds['l1m']} s vs {seconds['sampling']} s",
-            rng,
-            cmd,
-        )
-    if {l1m, l1} <= methods:
-        claims += less_effort_claim(
-            t2,
-            l1m,
-            l1,
-            "memorization helps at level 1" + rule,
-            f"{seconds['l1m']} s vs {seconds['l1']} s",
-            rng,
-            cmd,
-        )
-    if {l2m, l2} <= methods:
-        claims += less_effort_claim(
-            t2,
-            l2m,
-            l2,
-            "memorization helps at level 2" + rule,
-            f"{seconds['l2m']} s vs {seconds['l2']} s",
-            rng,
-            cmd,
-        )
-    if {l1m, l2m} <= methods:
+    for fast, slow, text in (
+        ("l1m", "sampling", "NMCS level 1 needs less effort than iterative sampling"),
+        ("l1m", "l1", "memorization helps at level 1"),
+        ("l2m", "l2", "memorization helps at level 2"),
+    ):
+        if {key[fast], key[slow]} <= methods:
+            paper_text = f"{seconds[fast]} s vs {seconds[slow]} s"
+            claims += less_effort_claim(t2, key[fast], key[slow], text + rule, paper_text, rng, cmd)
+    if {key["l1m"], key["l2m"]} <= methods:
         claims.append(level2_claim(t2, suffix, rule, paper, rng, cmd))
     return claims
 
