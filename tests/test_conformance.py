@@ -115,6 +115,38 @@ def test_playout_replays_and_is_deterministic(game):
         np.testing.assert_array_equal(replay(game, state0, moves[:n]), recorded)
 
 
+def test_policy_steps_list_legal_moves_with_their_codes_and_replay(game):
+    # A game's own policy steps (the ``policy_moves`` capability) against its legal_moves,
+    # code and play: random steps, each move listed legal with its code, a move list only
+    # empty at the end of the game, and the playout's end the position play gives.
+    if not hasattr(game, "policy_moves"):
+        pytest.skip(f"{game.NAME} has no policy steps of its own")
+    state0 = game.make_state()
+    width = game.max_branching(state0)
+    out, legal = np.empty(width, np.int32), np.empty(width, np.int32)
+    codes, betas = np.empty(width, np.int64), np.zeros(width)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        state, ref = state0.copy(), state0.copy()
+        scratch = np.zeros(game.policy_scratch(state), np.uint64)
+        game.policy_begin(state, scratch)
+        while True:
+            n = game.policy_moves(state, scratch, out, codes, betas, False)
+            m = game.legal_moves(ref, legal)
+            assert (n == 0) == (m == 0)
+            assert set(out[:n].tolist()) <= set(legal[:m].tolist())
+            assert len(set(out[:n].tolist())) == n
+            assert [game.code(ref, mv) for mv in out[:n]] == codes[:n].tolist()
+            if n == 0:
+                break
+            move = out[rng.integers(n)]
+            game.policy_play(state, scratch, move)
+            game.play(ref, move)
+            assert game.score(state) == game.score(ref)
+        game.policy_end(state, scratch)
+        np.testing.assert_array_equal(state, ref)
+
+
 @pytest.mark.parametrize("level,memorize", [(0, False), (1, False), (1, True), (2, True)])
 def test_search_sequences_replay_to_their_score(game, level, memorize):
     state0 = small_state(game)

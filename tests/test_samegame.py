@@ -554,3 +554,43 @@ def test_strip_and_animation_of_a_standard_game(tmp_path):
         cell = draw.cell_size(s0, draw.STRIP_BOARD)
         assert 15 * cell + 1 < panel[0] < 15 * cell + 60
         assert 15 * cell + 1 < panel[1] < 15 * cell + 60
+
+
+# --------------------------------------------------------------------------- NRPA's policy steps
+
+
+def policy_moves(state):
+    """The moves NRPA's playouts choose from at ``state`` (a playout starting there)."""
+    width = sg.max_branching(state)
+    out, codes, betas = np.empty(width, np.int32), np.empty(width, np.int64), np.zeros(width)
+    scratch = np.zeros(sg.policy_scratch(state), np.uint64)
+    sg.policy_begin(state, scratch)
+    n = sg.policy_moves(state, scratch, out, codes, betas, False)
+    return sorted(out[:n].tolist())
+
+
+# Colour 0 (6 cells) is tabu: a group of 2 (cells 0, 3) and one of 4 (cells 5, 8, 10, 11). The
+# others: 1s at cells 1-2 and 6, 9; 2s at cells 4, 7 (two cells each).
+NRPA_TABU_BOARD = """
+    1 0 0 0
+    1 2 2 0
+    0 0 1 1
+"""
+
+
+def test_nrpa_policy_leaves_out_tabu_groups_until_the_tenth_move():
+    s = sg.state_from_grid(board(NRPA_TABU_BOARD), colors=3, policy="tabu")
+    assert legal(s) == [0, 1, 4, 5, 6]
+    assert policy_moves(s) == [1, 4, 6]  # no 0s
+    s[sg.PLAYED] = 10  # once ten moves are played, a tabu group of two cells, not of four
+    assert policy_moves(s) == [0, 1, 4, 6]
+    r = sg.state_from_grid(board(NRPA_TABU_BOARD), colors=3, policy="random")
+    assert policy_moves(r) == legal(r)
+
+
+def test_nrpa_policy_allows_the_last_tabu_group_and_tabu_groups_when_alone():
+    # The 0s in one group of all 3: allowed at once. Then only 0s: all of them.
+    s = sg.state_from_grid(board("0 0 0 1 1\n2 3 2 3 2"), colors=4, policy="tabu")
+    assert policy_moves(s) == legal(s) == [1, 7]
+    s = sg.state_from_grid(board("0 0 1 0 0\n1 2 3 1 2"), colors=4, policy="tabu")
+    assert policy_moves(s) == legal(s) == [1, 7]

@@ -25,6 +25,8 @@ import numpy as np
 CAPABILITIES = {
     "code": "a move's identity across positions: policy-learning searches (NRPA, GNRPA)",
     "bias": "GNRPA's prior bias of a move (none: 0)",
+    "policy_moves": "the moves a policy-learning search's playouts choose from, with their codes, "
+    "listed by the game (its playout rule, a faster listing): PolicyKernels",
     "target_score": "a score no game can beat: a search stops at the first game reaching it",
     "STATE_SIZE": "a fixed state length: states are copied by an unrolled loop",
     "POSITION_SIZE": "the leading state entries that identify a position (beam duplicates)",
@@ -91,6 +93,47 @@ class CodedKernels(GameKernels, Protocol):
         ...
 
 
+class PolicyKernels(CodedKernels, Protocol):
+    """The ``policy_moves`` capability (``CAPABILITIES``): the steps of the playouts of NRPA and
+    GNRPA, given by the game rather than built from ``legal_moves``, ``code`` and ``play``
+    (``nmcs.search.policy_steps``). A game gives them to restrict the moves its policy
+    playouts choose from (a playout rule of the game's literature: SameGame's tabu colour)
+    and to list the moves and their codes in one pass. Between ``policy_begin`` and
+    ``policy_end`` only these kernels touch the state; ``policy_end`` leaves the position that
+    ``play`` gives for the same moves. Optional constant ``POLICY_BIAS``: True if
+    ``policy_moves`` writes betas (GNRPA's bias)."""
+
+    def policy_scratch(self, state: np.ndarray) -> int:
+        """Words (uint64) of the scratch buffer a playout from ``state`` needs."""
+        ...
+
+    def policy_begin(self, state: np.ndarray, scratch: np.ndarray) -> None:
+        """A policy playout starts from ``state``."""
+        ...
+
+    def policy_moves(
+        self,
+        state: np.ndarray,
+        scratch: np.ndarray,
+        out: np.ndarray,
+        codes: np.ndarray,
+        betas: np.ndarray,
+        biased: bool,
+    ) -> int:
+        """The moves the policy may choose from now, into ``out`` (moves of ``legal_moves``),
+        ``codes`` (as ``code`` gives them) and, if ``biased``, ``betas``; how many (0: the game
+        is over)."""
+        ...
+
+    def policy_play(self, state: np.ndarray, scratch: np.ndarray, move: int) -> None:
+        """Play a move ``policy_moves`` listed."""
+        ...
+
+    def policy_end(self, state: np.ndarray, scratch: np.ndarray) -> None:
+        """The playout is over: ``state`` becomes its final position."""
+        ...
+
+
 class TwoPlayerRules(Protocol):
     """What a two-player game's rules module holds (``nmcs.games.twoplayer.protocol`` documents
     each member, the optional ones too: ``MIN_ROWS``, ``MIN_COLS``, ``EXTRA_PLANES``,
@@ -132,6 +175,8 @@ def check_kernels(record: Any) -> None:
     if record.cells != "searches":
         return
     lacking = missing(record.kernels, GameKernels)
+    if hasattr(record.kernels, "policy_moves"):
+        lacking += missing(record.kernels, PolicyKernels)
     if lacking:
         raise ValueError(
             f"game {record.name}: kernels {record.kernels.__name__} lack {', '.join(lacking)} "

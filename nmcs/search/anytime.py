@@ -77,7 +77,9 @@ def refcounted_kernels(game) -> None:
     search 8.5 times slower), and numba passes that flag on to a function it first compiles
     from inside one of them: a kernel that allocates (SameGame's playout) would then not
     compile (``tests/test_entry_levels.py``)."""
-    for name in ("legal_moves", "play", "score", "playout", "code", "bias", "target_score"):
+    names = ("legal_moves", "play", "score", "playout", "code", "bias", "target_score")
+    steps = ("policy_scratch", "policy_begin", "policy_moves", "policy_play", "policy_end")
+    for name in names + steps:
         options = getattr(getattr(game, name, None), "targetoptions", None)  # a dispatcher's
         if options is not None:
             options.setdefault("_nrt", True)

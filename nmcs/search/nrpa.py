@@ -97,6 +97,7 @@ from nmcs.search.nrpa_table import (
     table_capacity,
     weight,
 )
+from nmcs.search.policy_steps import policy_stepper
 from nmcs.search.registry import Algorithm, DaskPlan, Settings, added_option, register
 
 MAX_LEVEL = 4
@@ -136,6 +137,9 @@ class NrpaWorkspace(NamedTuple):
     best: np.ndarray
     cand: np.ndarray
     legal: np.ndarray
+    codes: np.ndarray
+    betas: np.ndarray
+    scratch: np.ndarray
     probs: np.ndarray
     upd_val: np.ndarray
     c_slot: np.ndarray
@@ -160,15 +164,7 @@ class NrpaWorkspace(NamedTuple):
 # --- The search --------------------------------------------------------------------------------
 
 
-def _no_bias(game):
-    @njit(inline="always")
-    def bias(state, move):
-        return 0.0
-
-    return bias
-
-
-def _make_new_workspace(max_moves, max_branching, has_bias):
+def _make_new_workspace(max_moves, max_branching, scratch_size, has_bias):
     """``new_workspace(state0, params, stats)``: the buffers of a search (module docstring)."""
 
     @njit
@@ -186,6 +182,9 @@ def _make_new_workspace(max_moves, max_branching, has_bias):
         best = np.empty((t, m), np.int32)
         cand = np.empty((t, m), np.int32)
         legal = np.empty(b, np.int32)
+        codes = np.empty(b, np.int64)
+        betas = np.zeros(b, np.float64)
+        scratch = np.zeros(scratch_size(state0), np.uint64)
         probs = np.empty(b, np.float64)
         u = m * b
         upd_val = np.empty(u, np.float64)
@@ -207,7 +206,8 @@ def _make_new_workspace(max_moves, max_branching, has_bias):
         ctl[CTL_BIAS] = 1.0 if params.use_bias else 0.0
         n_trace = np.zeros(1, np.int64)
         return NrpaWorkspace(
-            keys, vals, evals, slots, used, states, best, cand, legal, probs, upd_val, c_slot,
+            keys, vals, evals, slots, used, states, best, cand, legal, codes, betas, scratch,
+            probs, upd_val, c_slot,
             c_bias, c_n, c_best, c_touched, c_nd, c_ok, r_code, r_slot, r_bias, r_n, r_pick,
             stamp, stamp_id, stats, ctl, n_trace,
         )  # fmt: skip
@@ -215,27 +215,28 @@ def _make_new_workspace(max_moves, max_branching, has_bias):
     return new_workspace
 
 
-def _make_softmax(code, bias, has_bias):
+def _make_softmax(has_bias):
     """``softmax``: a step's move probabilities under one table, recorded for ``promote``."""
 
     @njit(inline="always")
     def softmax(state, n, t, inv_tau, ws, u):
         """probs[:n] := the unnormalized move probabilities of table ``t`` at ``state``
-        (legal[:n] listed); returns their sum. Records each move's code, slot (or the empty
+        (legal[:n] listed, with their codes and betas); returns their sum. Records each move's code, slot (or the empty
         slot where it would go) and exp(beta) at r_*[u:u + n], for ``promote``."""
         legal, probs = ws.legal, ws.probs
         keys, evals = ws.keys, ws.evals
         biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         r_code, r_slot = ws.r_code, ws.r_slot
         total = 0.0
+        codes = ws.codes
         for i in range(n):
-            c = code(state, legal[i])
+            c = codes[i]
             j = find_slot(keys, t, c)
             r_code[u + i] = c
             r_slot[u + i] = j
             e = evals[t, j] if keys[t, j] == c else 1.0
             if biased:
-                eb = math.exp(bias(state, legal[i]))
+                eb = math.exp(ws.betas[i])
                 ws.r_bias[u + i] = eb
                 e *= eb
             probs[i] = e
@@ -245,9 +246,9 @@ def _make_softmax(code, bias, has_bias):
             # out first (weights beyond about +-700 only).
             hi = -np.inf
             for i in range(n):
-                z = weight(ws, t, code(state, legal[i])) * inv_tau
+                z = weight(ws, t, codes[i]) * inv_tau
                 if biased:
-                    z += bias(state, legal[i])
+                    z += ws.betas[i]
                 probs[i] = z
                 hi = max(hi, z)
             total = 0.0
@@ -260,8 +261,9 @@ def _make_softmax(code, bias, has_bias):
     return softmax
 
 
-def _make_rollout(legal_moves, play, softmax):
-    """``rollout``: the level-0 playout with the policy of table 1."""
+def _make_rollout(steps, softmax, has_bias):
+    """``rollout``: the level-0 playout with the policy of table 1, through the game's policy
+    steps (``nmcs.search.policy_steps``)."""
 
     @njit(inline="always")
     def rollout(state, params, rng, ws, seq, trace):
@@ -269,10 +271,12 @@ def _make_rollout(legal_moves, play, softmax):
         inv_tau = 1.0 / params.tau
         legal = ws.legal
         r_n, r_pick = ws.r_n, ws.r_pick
+        biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         played = np.int64(0)  # not a literal 0: see search's best_len
         u = 0
+        steps.begin(state, ws.scratch)
         while True:
-            n = legal_moves(state, legal)
+            n = steps.moves(state, ws.scratch, legal, ws.codes, ws.betas, biased)
             if n == 0:
                 break
             # Every step is recorded (r_*), so that the level-1 search can cache this
@@ -291,8 +295,9 @@ def _make_rollout(legal_moves, play, softmax):
             u += n
             move = legal[j]
             seq[played] = move
-            play(state, move)
+            steps.step(state, ws.scratch, move)
             played += 1
+        steps.end(state, ws.scratch)
         stats = ws.stats
         stats[PLAYOUTS] += 1
         stats[PLAYOUT_MOVES] += played
@@ -301,7 +306,7 @@ def _make_rollout(legal_moves, play, softmax):
     return rollout
 
 
-def _make_cache_steps(legal_moves, play, code, bias, has_bias, copy_state):
+def _make_cache_steps(steps, has_bias, copy_state):
     """``cache_steps``: the adaptation cache of a table from a replay of its best sequence."""
 
     @njit(_nrt=False)  # type: ignore[call-overload]
@@ -310,9 +315,11 @@ def _make_cache_steps(legal_moves, play, code, bias, has_bias, copy_state):
         move's code at every step (inserting missing codes with weight 0, which changes no
         probability), the slot of the played move and (GNRPA) exp(beta) of every legal move,
         and the distinct slots touched. A code's slot never changes once inserted, so the
-        cache serves every adaptation toward the same sequence in the same table."""
+        cache serves every adaptation toward the same sequence in the same table. The moves
+        are listed by the game's policy steps, as the playouts list them."""
         state = ws.states[0]
         copy_state(state, state0)
+        steps.begin(state, ws.scratch)
         biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         legal = ws.legal
         keys, vals, evals, slots, used = ws.keys, ws.vals, ws.evals, ws.slots, ws.used
@@ -322,14 +329,15 @@ def _make_cache_steps(legal_moves, play, code, bias, has_bias, copy_state):
         sid = ws.stamp_id[0]
         u = 0
         nd = 0
+        codes = ws.codes
         for s in range(length):
-            n = legal_moves(state, legal)
+            n = steps.moves(state, ws.scratch, legal, codes, ws.betas, biased)
             c_n[t, s] = n
             for i in range(n):
-                j = insert_code(keys, vals, evals, slots, used, t, code(state, legal[i]))
+                j = insert_code(keys, vals, evals, slots, used, t, codes[i])
                 c_slot[t, u] = j
                 if biased:
-                    c_bias[t, u] = math.exp(bias(state, legal[i]))
+                    c_bias[t, u] = math.exp(ws.betas[i])
                 u += 1
                 if stamp[j] != sid:
                     stamp[j] = sid
@@ -337,7 +345,8 @@ def _make_cache_steps(legal_moves, play, code, bias, has_bias, copy_state):
                     nd += 1
                 if legal[i] == seq[s]:
                     c_best[t, s] = j
-            play(state, seq[s])
+            steps.step(state, ws.scratch, seq[s])
+        steps.end(state, ws.scratch)
         ws.c_nd[t] = nd
         ws.c_ok[t] = 1
 
@@ -618,21 +627,18 @@ def _make_run(play, score, copy_state, target_score, search):
 @functools.cache
 def build_nrpa(game: Any) -> tuple:
     """``(new_workspace, run, adapt)`` of NRPA and GNRPA on ``game``'s kernels, every level
-    (one recursive function); the game's ``bias`` kernel, if any, is beta when the workspace was
+    (one recursive function), its playouts taking the game's policy steps
+    (``nmcs.search.policy_steps``); the game's betas, if any, are used when the workspace was
     made with ``params.use_bias`` (GNRPA).
     ``adapt(state0, t, seq, length, params, ws)`` is Rosin's adaptation of table ``t`` toward
     ``seq`` (exposed for the tests)."""
-    legal_moves = game.legal_moves
     play = game.play
     score = game.score
     max_moves = game.max_moves
     max_branching = game.max_branching
-    code = game.code
-    bias = getattr(game, "bias", None)
-    # Compiled in only for a game with a bias kernel, then switched on by ws.ctl[CTL_BIAS].
-    has_bias = bias is not None
-    if bias is None:
-        bias = _no_bias(game)
+    steps = policy_stepper(game)
+    # Compiled in only for a game with betas, then switched on by ws.ctl[CTL_BIAS].
+    has_bias = steps.has_bias
     copy_state = state_copier(game)
     target_score = target_score_kernel(game)
 
@@ -642,10 +648,10 @@ def build_nrpa(game: Any) -> tuple:
     # 2.6 times slower (bench_nrpa.py, results identical).
     refcounted_kernels(game)
 
-    new_workspace = _make_new_workspace(max_moves, max_branching, has_bias)
-    softmax = _make_softmax(code, bias, has_bias)
-    rollout = _make_rollout(legal_moves, play, softmax)
-    cache_steps = _make_cache_steps(legal_moves, play, code, bias, has_bias, copy_state)
+    new_workspace = _make_new_workspace(max_moves, max_branching, steps.scratch, has_bias)
+    softmax = _make_softmax(has_bias)
+    rollout = _make_rollout(steps, softmax, has_bias)
+    cache_steps = _make_cache_steps(steps, has_bias, copy_state)
     promote = _make_promote(has_bias)
     adapt = _make_adapt(cache_steps, has_bias)
     level0 = _make_level0(score, rollout)

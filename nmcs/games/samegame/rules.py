@@ -622,3 +622,135 @@ def playout(state, rng, moves, record):
         _score_move(state, x, n)
     _from_bitboards(state, buf, b, k, g, h, ncols0)
     return played
+
+
+# ---------------------------------------------------------------------------------------------
+# Policy steps: the moves a policy-learning search's playouts choose from (NRPA, GNRPA).
+#
+# The searches step through a playout themselves (they draw each move from their policy), so
+# the game lists the moves for them, with their codes, from the same bitboards as ``playout``
+# (one scratch buffer for the whole playout, ``policy_scratch`` words):
+#
+#   [0, (W + 2) * B)         the column blocks of ``playout`` (colour words, group word)
+#   VISITED[s]               (W + 2) words: cells of column slot s already in a listed group
+#   META                     2 words: tabu colour + 1 (0: none), NCOLS at the start
+#
+# The rule of the tabu policy (POLICY 1) is the one of the SameGame NRPA literature's engines:
+# the colour with the most cells when the playout starts is tabu (ties: the lowest colour); its
+# groups are left out of the list unless the group is all that remains of that colour, or it has
+# two cells and the game has played ten moves or more; and if nothing else is left, every tabu
+# group is listed. POLICY 0 lists every group. Moves and codes are those of ``legal_moves`` and
+# ``code``; the list is in increasing cell order, tabu groups last.
+
+_STEP_META = 2
+
+
+@njit(cache=True)
+def policy_scratch(state):
+    """Words of the scratch buffer of ``policy_begin`` .. ``policy_end``."""
+    w2 = state[WIDTH] + 2
+    return w2 * (state[COLORS] + 1) + w2 + _STEP_META
+
+
+@njit(cache=True)
+def policy_begin(state, scratch):
+    """Start a policy playout from ``state``: its bitboards and tabu colour into ``scratch``."""
+    w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
+    b = k + 1
+    w2 = w + 2
+    for j in range(scratch.shape[0]):
+        scratch[j] = _ZERO
+    _to_bitboards(state, scratch, b, HDR + w + k, h)
+    meta = w2 * b + w2
+    scratch[meta] = np.uint64(_tabu_colour(state, HDR + w, k) + 1)
+    scratch[meta + 1] = np.uint64(state[NCOLS])
+
+
+@njit(cache=True, inline="always")
+def _colour_at(buf, i, bit):
+    x = 0
+    while buf[i + x] & bit == _ZERO:
+        x += 1
+    return x
+
+
+@njit(cache=True)
+def policy_moves(state, scratch, out, codes, betas, biased):
+    """The moves the policy may play now, into ``out`` with their codes (and betas, all 0:
+    SameGame has no bias); returns how many (0: game over)."""
+    w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
+    b = k + 1
+    w2 = w + 2
+    vis = w2 * b
+    meta = vis + w2
+    tabu = np.int64(scratch[meta]) - 1
+    tabu_left = state[HDR + w + tabu] if tabu >= 0 else 0
+    late = state[PLAYED] >= 10
+    ncols = state[NCOLS]
+    last = out.shape[0] - 1
+    n = 0
+    nt = 0  # tabu groups left out, kept from the end of ``out`` down
+    for c in range(ncols):
+        i = (c + 1) * b
+        cand = _ZERO
+        for x in range(k):
+            m = scratch[i + x]
+            cand |= m & ((m << _ONE) | (m >> _ONE) | scratch[i - b + x] | scratch[i + b + x])
+        cand &= ~scratch[vis + c + 1]
+        while cand != _ZERO:
+            # The lowest cell not yet listed: its group's smallest cell (every cell of a
+            # group has a neighbour of its colour, so cells left of here were listed).
+            bit = cand & ~(cand - _ONE)
+            x = _colour_at(scratch, i, bit)
+            size, lo, hi = _fill_group(scratch, b, x, c, bit, ncols)
+            for cc in range(lo, hi + 1):
+                j = (cc + 1) * b + b - 1
+                scratch[vis + cc + 1] |= scratch[j]
+                scratch[j] = _ZERO
+            cand &= ~scratch[vis + c + 1]
+            move = c * h + np.int64(_ctz(bit))
+            if x == tabu and not (size == tabu_left or (size == 2 and late)):
+                out[last - nt] = move
+                codes[last - nt] = move * MAX_COLORS + x
+                nt += 1
+            else:
+                out[n] = move
+                codes[n] = move * MAX_COLORS + x
+                betas[n] = 0.0
+                n += 1
+    for c in range(ncols):
+        scratch[vis + c + 1] = _ZERO
+    if n == 0:
+        # Only tabu groups: every one of them.
+        for j in range(nt):
+            out[j] = out[last - j]
+            codes[j] = codes[last - j]
+            betas[j] = 0.0
+        n = nt
+    return n
+
+
+@njit(cache=True)
+def policy_play(state, scratch, move):
+    """Play ``move`` (listed by ``policy_moves``) on the scratch bitboards; the header of
+    ``state`` (score, counts, heights) follows, its grid waits for ``policy_end``."""
+    w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
+    b = k + 1
+    c = move // h
+    bit = _ONE << np.uint64(move % h)
+    x = _colour_at(scratch, (c + 1) * b, bit)
+    ncols = state[NCOLS]
+    size, lo, hi = _fill_group(scratch, b, x, c, bit, ncols)
+    if _remove_group(state, scratch, b, k, lo, hi):
+        _close_columns(state, scratch, b, k, lo, ncols)
+    _score_move(state, x, size)
+
+
+@njit(cache=True)
+def policy_end(state, scratch):
+    """End a policy playout: the grid of ``state`` rewritten from the scratch bitboards."""
+    w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
+    b = k + 1
+    w2 = w + 2
+    ncols0 = np.int64(scratch[w2 * b + w2 + 1])
+    _from_bitboards(state, scratch, b, k, HDR + w + k, h, ncols0)

@@ -1,0 +1,84 @@
+"""The steps of a policy playout, as every policy-learning search (NRPA, GNRPA) takes them from
+a game: the moves the game's playout policy may choose from, with their codes, and how to play
+one (``policy_stepper``).
+
+A game may give these steps itself (its kernels' ``policy_moves`` capability,
+``nmcs.games.protocol.PolicyKernels``): to restrict the moves its policy playouts choose from
+(SameGame's tabu colour) and to list them faster than ``legal_moves`` and ``code`` one by one
+(SameGame lists its groups from bitboards kept for the whole playout). Every other game gets
+steps built from ``legal_moves``, ``code``, ``bias`` and ``play``::
+
+    size  = scratch(state0)                        words (uint64) of the playout's scratch
+    begin(state, scratch)                          a playout starts from ``state``
+    n     = moves(state, scratch, out, codes, betas, biased)
+                                                   the moves into out[:n], their codes, and (if
+                                                   ``biased``) GNRPA's beta of each
+    step(state, scratch, move)                     play one of them
+    end(state, scratch)                            the playout is over: ``state`` is its end
+
+Between ``begin`` and ``end`` only these may touch the state; after ``end`` it is the position
+the same moves give through ``play``.
+"""
+
+from typing import NamedTuple
+
+from numba import njit
+
+
+class PolicyStepper(NamedTuple):
+    scratch: object
+    begin: object
+    moves: object
+    step: object
+    end: object
+    has_bias: bool  # whether betas can be non-zero (GNRPA's bias compiled in)
+
+
+def policy_stepper(game) -> PolicyStepper:
+    """The policy steps of ``game``'s kernel module: its own, or those of its move list."""
+    if hasattr(game, "policy_moves"):
+        return PolicyStepper(
+            game.policy_scratch,
+            game.policy_begin,
+            game.policy_moves,
+            game.policy_play,
+            game.policy_end,
+            bool(getattr(game, "POLICY_BIAS", False)),
+        )
+    legal_moves, code, play = game.legal_moves, game.code, game.play
+    bias = getattr(game, "bias", None)
+    has_bias = bias is not None
+
+    @njit(inline="always")
+    def scratch(state):
+        return 1
+
+    @njit(inline="always")
+    def begin(state, scratch):
+        pass
+
+    if has_bias:
+
+        @njit(inline="always")
+        def moves(state, scratch, out, codes, betas, biased):
+            n = legal_moves(state, out)
+            for i in range(n):
+                codes[i] = code(state, out[i])
+                if biased:
+                    betas[i] = bias(state, out[i])
+            return n
+
+    else:
+
+        @njit(inline="always")
+        def moves(state, scratch, out, codes, betas, biased):
+            n = legal_moves(state, out)
+            for i in range(n):
+                codes[i] = code(state, out[i])
+            return n
+
+    @njit(inline="always")
+    def step(state, scratch, move):
+        play(state, move)
+
+    return PolicyStepper(scratch, begin, moves, step, begin, has_bias)
