@@ -35,6 +35,16 @@ GAMES = {
     "morpion": {"variant": "5D", "policy": "random"},
     "morpion_5T_mobility": {"variant": "5T", "policy": "mobility"},
     "samegame": {"instance": None, "width": 8, "height": 8, "colors": 4, "board_seed": 0},
+    # NRPA's playouts list every group (as every NRPA SameGame search did before the tabu rule):
+    # its results must not move.
+    "samegame_uniform": {
+        "instance": None,
+        "width": 8,
+        "height": 8,
+        "colors": 4,
+        "board_seed": 0,
+        "policy": "random",
+    },
     "samegame_std": {"instance": 3},
     "sudoku": {"n": 3, "problem": None, "empty_fraction": 0.6, "problem_seed": 1},
 }
@@ -55,7 +65,7 @@ SLOW = {"morpion", "morpion_5T_mobility", "samegame_std"}
 # every level that calls itself; on the games and levels whose entry points the suite compiles
 # anyway.
 # (name, search_batch keyword arguments, game keys)
-NRPA_GAMES = ("leftmove", "leftmost", "morpion", "samegame", "sudoku")
+NRPA_GAMES = ("leftmove", "leftmost", "morpion", "samegame_uniform", "sudoku")
 RECURSIVE = [
     ("nrpa0", {"algo": "nrpa", "level": 0}, NRPA_GAMES),
     ("nrpa1", {"algo": "nrpa", "level": 1, "iterations": 20}, NRPA_GAMES),
@@ -67,7 +77,10 @@ RECURSIVE = [
         NRPA_GAMES,
     ),
     ("gnrpa2", {"algo": "gnrpa", "level": 2, "iterations": 5, "tau": 0.5}, NRPA_GAMES),
-    ("nrpa3", {"algo": "nrpa", "level": 3, "iterations": 3}, ("leftmove", "samegame")),
+    ("nrpa3", {"algo": "nrpa", "level": 3, "iterations": 3}, ("leftmove", "samegame_uniform")),
+    # SameGame's tabu rule (its own policy steps), pinned when it came in.
+    ("nrpa2_tabu", {"algo": "nrpa", "level": 2, "iterations": 5}, ("samegame",)),
+    ("gnrpa2_tabu", {"algo": "gnrpa", "level": 2, "iterations": 5, "tau": 0.5}, ("samegame",)),
     ("beam0", {"algo": "beam", "level": 0}, ("leftmove",)),
     ("beam1", {"algo": "beam", "level": 1, "beam": [3]}, ("leftmove", "morpion", "samegame")),
     ("beam2", {"algo": "beam", "level": 2, "beam": [2, 2]}, ("leftmove",)),
@@ -101,6 +114,8 @@ CELL_CONFIGS = [
 
 def cases():
     for game_key in GAMES:
+        if game_key == "samegame_uniform":  # a policy of NRPA's only
+            continue
         for algo_key, kwargs in ALGOS:
             if algo_key == "nested2m" and game_key in SLOW:
                 continue

@@ -221,9 +221,10 @@ def _make_softmax(has_bias):
     @njit(inline="always")
     def softmax(state, n, t, inv_tau, ws, u):
         """probs[:n] := the unnormalized move probabilities of table ``t`` at ``state``
-        (legal[:n] listed, with their codes and betas); returns their sum. Records each move's code, slot (or the empty
-        slot where it would go) and exp(beta) at r_*[u:u + n], for ``promote``."""
-        legal, probs = ws.legal, ws.probs
+        (legal[:n] listed, with their codes and betas); returns their sum. Records each
+        move's code, slot (or the empty slot where it would go) and exp(beta) at
+        r_*[u:u + n], for ``promote``."""
+        probs = ws.probs
         keys, evals = ws.keys, ws.evals
         biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         r_code, r_slot = ws.r_code, ws.r_slot

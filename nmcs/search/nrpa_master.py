@@ -34,6 +34,7 @@ import numpy as np
 
 from nmcs.search.executors import Executor
 from nmcs.search.master import MasterResult, child_seed
+from nmcs.search.policy_steps import step_lists
 
 
 def adapt(
@@ -43,31 +44,27 @@ def adapt(
     policy: dict[int, float],
     alpha: float,
     tau: float = 1.0,
-    bias: Callable | None = None,
+    bias: bool = False,
 ) -> None:
     """Rosin's Adapt of ``policy`` (code -> weight, missing = 0) toward ``seq`` played from
     ``state0``, in place: at every step, alpha / tau added to the played move's code and
     alpha / tau x p(m) taken from every legal move's, p the softmax of w / tau + beta over the
     legal moves with the weights as they were before this adaptation (plain Python: the
-    master adapts once per iteration)."""
-    state = state0.copy()
-    legal = np.empty(int(game.max_branching(state0)), np.int32)
+    master adapts once per iteration). The moves of each step are those the game's policy
+    steps list (``nmcs.search.policy_steps``), as in the kernel; ``bias``: GNRPA's betas."""
     step = alpha / tau
     delta: dict[int, float] = {}
-    for move in seq:
-        n = int(game.legal_moves(state, legal))
-        codes = [int(game.code(state, legal[i])) for i in range(n)]
-        logits = [policy.get(c, 0.0) / tau for c in codes]
-        if bias is not None:
-            logits = [z + float(bias(state, legal[i])) for i, z in enumerate(logits)]
+    for move, (moves, codes, betas) in zip(seq, step_lists(game, state0, seq, bias), strict=True):
+        logits = [
+            policy.get(int(c), 0.0) / tau + float(b) for c, b in zip(codes, betas, strict=True)
+        ]
         top = max(logits)
         exps = [math.exp(z - top) for z in logits]
         total = sum(exps)
         for c, e in zip(codes, exps, strict=True):
-            delta[c] = delta.get(c, 0.0) - step * e / total
-        played = int(game.code(state, move))
+            delta[int(c)] = delta.get(int(c), 0.0) - step * e / total
+        played = int(codes[list(moves).index(move)])
         delta[played] = delta.get(played, 0.0) + step
-        game.play(state, move)
     for c, d in delta.items():
         policy[c] = policy.get(c, 0.0) + d
 
@@ -88,7 +85,6 @@ def nrpa_master_search(
     """The top level of a distributed NRPA search from ``state0`` (see the module docstring);
     ``stop_score``: stop at the first game with at least this score (a solved Sudoku)."""
     start = time.perf_counter()
-    bias = getattr(game, "bias", None) if use_bias else None
     policy: dict[int, float] = {}
     best_score: int | None = None
     best = np.empty(0, np.int32)
@@ -119,7 +115,7 @@ def nrpa_master_search(
             stopped = "score"
             break
         if it < iterations - 1:  # the last adaptation would change nothing returned
-            adapt(game, state0, best, policy, alpha, tau, bias)
+            adapt(game, state0, best, policy, alpha, tau, use_bias)
     assert best_score is not None
     return MasterResult(
         score=best_score,

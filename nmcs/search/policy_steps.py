@@ -22,6 +22,7 @@ the same moves give through ``play``.
 
 from typing import NamedTuple
 
+import numpy as np
 from numba import njit
 
 
@@ -65,7 +66,7 @@ def policy_stepper(game) -> PolicyStepper:
             for i in range(n):
                 codes[i] = code(state, out[i])
                 if biased:
-                    betas[i] = bias(state, out[i])
+                    betas[i] = bias(state, out[i])  # type: ignore[misc]
             return n
 
     else:
@@ -82,3 +83,30 @@ def policy_stepper(game) -> PolicyStepper:
         play(state, move)
 
     return PolicyStepper(scratch, begin, moves, step, begin, has_bias)
+
+
+def step_lists(game, state0: np.ndarray, seq, biased: bool = False):
+    """For each move of ``seq`` played from ``state0``, in Python (a Dask master adapts its
+    policy once an iteration): the moves the policy chose among, their codes and their betas
+    (zeros unless ``biased``), as the compiled steps list them."""
+    state = state0.copy()
+    width = int(game.max_branching(state0))
+    out, codes, betas = np.empty(width, np.int32), np.empty(width, np.int64), np.zeros(width)
+    own = hasattr(game, "policy_moves")
+    bias = getattr(game, "bias", None) if biased else None
+    scratch = np.zeros(int(game.policy_scratch(state)) if own else 1, np.uint64)
+    if own:
+        game.policy_begin(state, scratch)
+    for move in seq:
+        if own:
+            n = int(game.policy_moves(state, scratch, out, codes, betas, biased))
+        else:
+            n = int(game.legal_moves(state, out))
+            for i in range(n):
+                codes[i] = game.code(state, out[i])
+                betas[i] = 0.0 if bias is None else float(bias(state, out[i]))
+        yield out[:n].copy(), codes[:n].copy(), (betas[:n].copy() if biased else np.zeros(n))
+        if own:
+            game.policy_play(state, scratch, move)
+        else:
+            game.play(state, move)

@@ -734,7 +734,7 @@ def policy_moves(state, scratch, out, codes, betas, biased):
 def policy_play(state, scratch, move):
     """Play ``move`` (listed by ``policy_moves``) on the scratch bitboards; the header of
     ``state`` (score, counts, heights) follows, its grid waits for ``policy_end``."""
-    w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
+    h, k = state[HEIGHT], state[COLORS]
     b = k + 1
     c = move // h
     bit = _ONE << np.uint64(move % h)
