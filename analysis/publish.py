@@ -257,11 +257,20 @@ def write_published(
             shutil.rmtree(folder)
 
 
+def game_files() -> set[str]:
+    """The suffixes of a record hunt's published files: every record book's game file, and the
+    pictures."""
+    from nmcs.games import registry  # noqa: PLC0415
+
+    books = (registry.game(name).records for name in registry.names())
+    return {book.suffix for book in books if book is not None} | {".png"}
+
+
 def copy_record_games(cell_dir: Path, experiment_dir: Path) -> None:
-    """A record hunt's saved games (``<cell>/records/*.psol`` and their ``.png``) into
-    ``<experiment>/records/<cell>/``, with ``games.csv`` (search, search_seed, score): the games
-    themselves, which the packed rows do not keep."""
-    files = [p for p in sorted((cell_dir / "records").glob("*")) if p.suffix in (".psol", ".png")]
+    """A record hunt's saved games (``<cell>/records/*``: Morpion's ``.psol``, SameGame's
+    ``.sgm``, and their ``.png``) into ``<experiment>/records/<cell>/``, with ``games.csv``
+    (search, search_seed, score): the games themselves, which the packed rows do not keep."""
+    files = [p for p in sorted((cell_dir / "records").glob("*")) if p.suffix in game_files()]
     if not files:
         return
     into = experiment_dir / "records" / cell_dir.name
@@ -271,7 +280,7 @@ def copy_record_games(cell_dir: Path, experiment_dir: Path) -> None:
     # The seeds of those searches, which the packed rows drop: a reader checks a game's seed
     # against the cell's config without rerunning it.
     rows = pd.read_parquet(cell_dir / "results.parquet", columns=["search", "search_seed", "score"])
-    saved = {int(p.stem.split("-")[1]) for p in files if p.suffix == ".psol"}
+    saved = {int(p.stem.split("-")[1]) for p in files if p.suffix != ".png"}
     rows = rows[rows["search"].isin(saved)].sort_values("search")
     rows.to_csv(into / "games.csv", index=False)
 

@@ -41,9 +41,15 @@ QUICK_HUNT = ("experiment=morpion_record_hunt", "scale=quick", "progress=false")
         (["game=morpion", "record.threshold=-1"], "record.threshold = -1: must be >= 0"),
         (["game=morpion", "record.hours=0"], "record.hours = 0.0: must be a positive number"),
         (
-            ["game=samegame", "record.target=10"],
-            "record.target: game=samegame has no record support (record hunts: game=morpion)",
+            ["game=samegame", "game.instance=null", "record.target=10"],
+            "record.target: game=samegame instance=None has no record support "
+            "(allowed: game.instance=0, 1, 2",
         ),
+        (
+            ["game=samegame", "game.instance=3", "record.target=20000"],
+            "record.target = 20000: must be from 1 to 10335, the proven upper bound of samegame 3",
+        ),
+        (["game=sudoku", "record.target=10"], "record.target: game=sudoku has no record support"),
         (
             ["game=breakthrough", "record.threshold=1"],
             "record.threshold: game=breakthrough has no record support",

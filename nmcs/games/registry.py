@@ -64,13 +64,19 @@ class RecordBook:
     ``save_checked(state0, moves, path_stem)`` writes the game's files (a game file and its
     picture), reads the game file back through the game's own reader, replays it, and returns
     the replayed score; it raises ValueError (one line) if the file does not replay to the same
-    moves."""
+    moves. ``suffix`` is the game file's (``path_stem + suffix``), ``read_moves(path,
+    game_options)`` reads its moves back (every move checked), and ``keep`` says which games a
+    cell saves: ``"all"`` at or above the threshold, or ``"best"``, only a game that beats every
+    game the cell saved before (a record book of one game a position)."""
 
     option: str
     best_known: dict[str, int]
     upper_bound: dict[str, int]
     sources: dict[str, str]
     save_checked: Callable[[np.ndarray, np.ndarray, Any], int]
+    suffix: str
+    read_moves: Callable[[Any, dict[str, Any]], np.ndarray]
+    keep: str = "all"
 
     def positions(self) -> list[str]:
         return list(self.best_known)

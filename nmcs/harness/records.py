@@ -1,15 +1,18 @@
 """Record hunts: a search cell that stops at a target score or after some hours, and keeps every
 game that reaches a threshold as a checked game file with its picture.
 
-The ``record.*`` keys (``nmcs.harness.schema.Record``) apply to games whose registry record has a
-``RecordBook`` (Morpion Solitaire: 5D and 5T). None of them changes a search's result, so a hunt
-is an ordinary cell: it resumes, extends and is counted like any other, and the same searches
-run with or without them. What they add, after each saved chunk:
+The ``record.*`` keys (``nmcs.harness.schema.Record``) apply to games whose registry record has
+a ``RecordBook`` (Morpion Solitaire: 5D and 5T; SameGame: the 20 standard positions). None of
+them changes a search's result, so a hunt is an ordinary cell: it resumes, extends and is
+counted like any other, and the same searches run with or without them. What they add, after
+each saved chunk:
 
 - every search that scores at least ``threshold`` has its game written as
   ``<cell>/records/search-<i>-score-<s>`` + the game's files (``.psol``, ``.png``, ``.svg`` for
-  Morpion); the game file is read back through the game's own reader and replayed before the
-  game is announced, and a file that does not replay to the score saved is an error;
+  Morpion; ``.sgm`` and ``.png`` for SameGame, whose cells keep a game only when it beats
+  every game they saved before); the game file is read back through the game's own reader and
+  replayed before the game is announced, and a file that does not replay to the score saved is
+  an error;
 - the cell stops at the end of the chunk in which a search reaches ``target``, or in which this
   run's ``hours`` are spent, and says which in one line. A rerun of a cell whose target is
   already reached says so and runs nothing (``record.target=null`` hunts on).
@@ -114,6 +117,17 @@ def game_stem(out_dir: Path, search: int, score: int) -> Path:
     return out_dir / RECORDS_DIR / f"search-{search:08d}-score-{score}"
 
 
+def saved_best(out_dir: Path) -> int:
+    """The best score among the games a cell saved (-1: none)."""
+    scores = [int(p.name.split("-score-")[1].split(".")[0]) for p in saved_files(out_dir)]
+    return max(scores, default=-1)
+
+
+def saved_files(out_dir: Path) -> list[Path]:
+    """The game files a cell saved (``<cell>/records/search-*-score-*.*``, pictures too)."""
+    return sorted((out_dir / RECORDS_DIR).glob("search-*-score-*.*"))
+
+
 def save_games(
     hunt: RecordHunt, state0: np.ndarray, rows: pd.DataFrame, out_dir: Path
 ) -> list[tuple[int, int, Path]]:
@@ -124,10 +138,15 @@ def save_games(
         return []
     written = []
     hits = rows[(rows["score"] >= hunt.threshold) & rows["moves"].notna()]
-    for row in hits.itertuples():
+    best = saved_best(out_dir) if hunt.book.keep == "best" else None
+    for row in hits.sort_values("search").itertuples():
         stem = game_stem(out_dir, int(row.search), int(row.score))
-        if stem.with_suffix(".psol").exists() or Path(f"{stem}.done").exists():
+        if Path(f"{stem}{hunt.book.suffix}").exists() or Path(f"{stem}.done").exists():
             continue
+        if best is not None:
+            if int(row.score) <= best:
+                continue
+            best = int(row.score)
         stem.parent.mkdir(parents=True, exist_ok=True)
         replayed = hunt.book.save_checked(state0, np.asarray(row.moves, np.int32), stem)
         if replayed != int(row.score):

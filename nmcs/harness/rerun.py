@@ -55,12 +55,10 @@ def cell_meta(folder: Path, cell: str | None) -> dict[str, Any]:
 
 
 def saved_games(
-    folder: Path, cell: str | None, search: int, variant: str = "5D"
+    folder: Path, cell: str | None, search: int, game: Any, game_options: dict[str, Any]
 ) -> dict[str, np.ndarray]:
-    """The saved forms of search ``search``'s game (a Morpion game file read as ``variant``):
-    ``{where: moves}``."""
-    from nmcs.games.morpion.psol import read_psol  # noqa: PLC0415 - the one game file format
-
+    """The saved forms of search ``search``'s game (the row's moves, and the game file of a
+    record hunt, read by the game's record book): ``{where: moves}``."""
     found: dict[str, np.ndarray] = {}
     results = folder / "results.parquet"
     if cell is None and results.exists():
@@ -68,9 +66,12 @@ def saved_games(
         rows = rows[rows["search"] == search]
         if len(rows) and rows.iloc[0]["moves"] is not None:
             found[str(results)] = np.asarray(rows.iloc[0]["moves"], np.int32)
+    book = game.records
+    if book is None:
+        return found
     records = folder / "records" / cell if cell is not None else folder / "records"
-    for path in sorted(records.glob(f"search-{search:08d}-score-*.psol")):
-        found[str(path)] = read_psol(path, variant=variant)[1]
+    for path in sorted(records.glob(f"search-{search:08d}-score-*{book.suffix}")):
+        found[str(path)] = np.asarray(book.read_moves(path, game_options), np.int32)
     return found
 
 
@@ -119,8 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.save is not None and validated.game.save_game is not None:
         validated.game.save_game(validated.state0, moves, args.save)
     same = True
-    variant = str(validated.game_options.get("variant", "5D"))
-    for where, saved in saved_games(args.folder, args.cell, args.search, variant).items():
+    for where, saved in saved_games(
+        args.folder, args.cell, args.search, validated.game, validated.game_options
+    ).items():
         equal = np.array_equal(saved, moves)
         same &= equal
         print(f"{'identical to' if equal else 'DIFFERS from'} the game saved in {where}")

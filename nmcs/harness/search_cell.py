@@ -284,7 +284,8 @@ class SearchCell:
         if self.record is None:
             return None
         for search, score, stem in save_games(self.record, self.state0, rows, out_dir):
-            print(f"record hunt: search {search} scored {score}: {stem}.psol", flush=True)
+            suffix = self.record.book.suffix
+            print(f"record hunt: search {search} scored {score}: {stem}{suffix}", flush=True)
         return stop_reason(self.record, rows, self.clock, n_saved, self.n)
 
     def rows(self, cell: str, indices: list[int], res: BatchResult) -> pd.DataFrame:

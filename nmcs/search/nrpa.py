@@ -215,7 +215,7 @@ def _make_new_workspace(max_moves, max_branching, scratch_size, has_bias):
     return new_workspace
 
 
-def _make_softmax(has_bias):
+def _make_softmax(steps, has_bias):
     """``softmax``: a step's move probabilities under one table, recorded for ``promote``."""
 
     @njit(inline="always")
@@ -229,15 +229,15 @@ def _make_softmax(has_bias):
         biased = has_bias and ws.ctl[CTL_BIAS] != 0.0
         r_code, r_slot = ws.r_code, ws.r_slot
         total = 0.0
-        codes = ws.codes
+        codes, legal = ws.codes, ws.legal
         for i in range(n):
-            c = codes[i]
+            c = steps.code_at(state, codes, legal, i)
             j = find_slot(keys, t, c)
             r_code[u + i] = c
             r_slot[u + i] = j
             e = evals[t, j] if keys[t, j] == c else 1.0
             if biased:
-                eb = math.exp(ws.betas[i])
+                eb = math.exp(steps.beta_at(state, ws.betas, legal, i))
                 ws.r_bias[u + i] = eb
                 e *= eb
             probs[i] = e
@@ -247,9 +247,9 @@ def _make_softmax(has_bias):
             # out first (weights beyond about +-700 only).
             hi = -np.inf
             for i in range(n):
-                z = weight(ws, t, codes[i]) * inv_tau
+                z = weight(ws, t, steps.code_at(state, codes, legal, i)) * inv_tau
                 if biased:
-                    z += ws.betas[i]
+                    z += steps.beta_at(state, ws.betas, legal, i)
                 probs[i] = z
                 hi = max(hi, z)
             total = 0.0
@@ -335,10 +335,11 @@ def _make_cache_steps(steps, has_bias, copy_state):
             n = steps.moves(state, ws.scratch, legal, codes, ws.betas, biased)
             c_n[t, s] = n
             for i in range(n):
-                j = insert_code(keys, vals, evals, slots, used, t, codes[i])
+                c = steps.code_at(state, codes, legal, i)
+                j = insert_code(keys, vals, evals, slots, used, t, c)
                 c_slot[t, u] = j
                 if biased:
-                    c_bias[t, u] = math.exp(ws.betas[i])
+                    c_bias[t, u] = math.exp(steps.beta_at(state, ws.betas, legal, i))
                 u += 1
                 if stamp[j] != sid:
                     stamp[j] = sid
@@ -650,7 +651,7 @@ def build_nrpa(game: Any) -> tuple:
     refcounted_kernels(game)
 
     new_workspace = _make_new_workspace(max_moves, max_branching, steps.scratch, has_bias)
-    softmax = _make_softmax(has_bias)
+    softmax = _make_softmax(steps, has_bias)
     rollout = _make_rollout(steps, softmax, has_bias)
     cache_steps = _make_cache_steps(steps, has_bias, copy_state)
     promote = _make_promote(has_bias)

@@ -11,8 +11,10 @@ steps built from ``legal_moves``, ``code``, ``bias`` and ``play``::
     size  = scratch(state0)                        words (uint64) of the playout's scratch
     begin(state, scratch)                          a playout starts from ``state``
     n     = moves(state, scratch, out, codes, betas, biased)
-                                                   the moves into out[:n], their codes, and (if
-                                                   ``biased``) GNRPA's beta of each
+                                                   the moves into out[:n] (and, from a game's
+                                                   own steps, their codes and betas)
+    code_at(state, codes, out, i)                  the code of out[i]
+    beta_at(state, betas, out, i)                  GNRPA's beta of out[i] (0 without a bias)
     step(state, scratch, move)                     play one of them
     end(state, scratch)                            the playout is over: ``state`` is its end
 
@@ -32,11 +34,26 @@ class PolicyStepper(NamedTuple):
     moves: object
     step: object
     end: object
+    code_at: object  # code_at(state, codes, legal, i): the code of legal[i]
+    beta_at: object  # beta_at(state, betas, legal, i): its beta
     has_bias: bool  # whether betas can be non-zero (GNRPA's bias compiled in)
 
 
+@njit(inline="always")
+def _listed_code(state, codes, legal, i):
+    return codes[i]
+
+
+@njit(inline="always")
+def _listed_beta(state, betas, legal, i):
+    return betas[i]
+
+
 def policy_stepper(game) -> PolicyStepper:
-    """The policy steps of ``game``'s kernel module: its own, or those of its move list."""
+    """The policy steps of ``game``'s kernel module: its own, or those of its move list. With
+    its own, the codes and betas are those ``moves`` listed; without, ``moves`` lists the legal
+    moves only and each code (and beta) is computed where it is read, as before the steps
+    existed: a separate pass over the codes made Morpion's NRPA 8% slower."""
     if hasattr(game, "policy_moves"):
         return PolicyStepper(
             game.policy_scratch,
@@ -44,11 +61,18 @@ def policy_stepper(game) -> PolicyStepper:
             game.policy_moves,
             game.policy_play,
             game.policy_end,
+            _listed_code,
+            _listed_beta,
             bool(getattr(game, "POLICY_BIAS", False)),
         )
     legal_moves, code, play = game.legal_moves, game.code, game.play
     bias = getattr(game, "bias", None)
     has_bias = bias is not None
+    if bias is None:
+
+        @njit(inline="always")
+        def bias(state, move):
+            return 0.0
 
     @njit(inline="always")
     def scratch(state):
@@ -58,31 +82,23 @@ def policy_stepper(game) -> PolicyStepper:
     def begin(state, scratch):
         pass
 
-    if has_bias:
-
-        @njit(inline="always")
-        def moves(state, scratch, out, codes, betas, biased):
-            n = legal_moves(state, out)
-            for i in range(n):
-                codes[i] = code(state, out[i])
-                if biased:
-                    betas[i] = bias(state, out[i])  # type: ignore[misc]
-            return n
-
-    else:
-
-        @njit(inline="always")
-        def moves(state, scratch, out, codes, betas, biased):
-            n = legal_moves(state, out)
-            for i in range(n):
-                codes[i] = code(state, out[i])
-            return n
+    @njit(inline="always")
+    def moves(state, scratch, out, codes, betas, biased):
+        return legal_moves(state, out)
 
     @njit(inline="always")
     def step(state, scratch, move):
         play(state, move)
 
-    return PolicyStepper(scratch, begin, moves, step, begin, has_bias)
+    @njit(inline="always")
+    def code_at(state, codes, legal, i):
+        return code(state, legal[i])
+
+    @njit(inline="always")
+    def beta_at(state, betas, legal, i):
+        return bias(state, legal[i])
+
+    return PolicyStepper(scratch, begin, moves, step, begin, code_at, beta_at, has_bias)
 
 
 def step_lists(game, state0: np.ndarray, seq, biased: bool = False):

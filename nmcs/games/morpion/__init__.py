@@ -74,6 +74,13 @@ def save_checked(state0, moves, path_stem):
     return len(replayed)
 
 
+def read_moves(path, game_options):
+    """The moves of a ``.psol`` game file, read as the variant of ``game_options``."""
+    from nmcs.games.morpion.psol import read_psol
+
+    return read_psol(path, variant=str(game_options.get("variant", "5D")))[1]
+
+
 # Best scores known and proven upper bounds: the records are Rosin's (5D 82 in 2010, 5T 178 in
 # 2011, shared/papers/README.md); the bounds are Michalewski, Nagorko and Pawlewicz's linear
 # programmes ("An upper bound of 84 for Morpion Solitaire 5D", CCCG 2016; "485 - a new upper
@@ -87,6 +94,8 @@ RECORDS = RecordBook(
         "5T": "record 178: Rosin 2011; upper bound 485: Michalewski, Nagorko, Pawlewicz 2015",
     },
     save_checked=save_checked,
+    suffix=".psol",
+    read_moves=read_moves,
 )
 
 

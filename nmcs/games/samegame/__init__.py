@@ -7,8 +7,8 @@ so ``nmcs.games.samegame.make_state`` and the kernels are one import away.
 
 from dataclasses import dataclass
 
-from nmcs.games.registry import Game, checked_options, register
-from nmcs.games.samegame import io, rules
+from nmcs.games.registry import Game, RecordBook, checked_options, register
+from nmcs.games.samegame import gamefile, io, rules
 from nmcs.games.samegame.rules import *  # noqa: F403 - the package's public face is its rules
 from nmcs.games.samegame.rules import MAX_COLORS, MAX_SIDE, POLICIES, state_from_grid
 
@@ -81,6 +81,44 @@ def check_state(state):
         raise ValueError(f"not a SameGame position ({state.shape[0]} entries)")
 
 
+# The best score of each standard position in the sources we hold: the larger of SP-MCTS
+# (Schadd et al. 2008) and memorized NMCS of level 3 in Table 1 of the NMCS paper (the same
+# values as analysis/paper_values/samegame.yaml; tests/test_samegame.py checks it). The field's
+# best totals (NRPA 80,030, parallel NRPA 83,050) come without per-position scores in them.
+BEST_IN_TABLE_1 = (
+    3121, 3813, 3085, 3697, 4055, 4459, 2949, 3999, 4695, 3223,
+    3147, 3201, 3197, 2859, 3677, 4979, 4919, 5201, 4883, 4853,
+)  # fmt: skip
+
+
+def upper_bound(grid) -> int:
+    """A score no game of the board can beat: the clear bonus and, for each colour of n cells,
+    (n - 2)^2, its score if it all went in one group ((a + b - 2)^2 >= (a - 2)^2 + (b - 2)^2 for
+    a, b >= 2: splitting a colour never scores more)."""
+    counts = [int((grid == x).sum()) for x in range(int(grid.max()) + 1)]
+    return rules.CLEAR_BONUS + sum((n - 2) ** 2 for n in counts if n >= 2)
+
+
+def _read_moves(path, game_options):
+    return gamefile.read_game(path)[1]
+
+
+RECORDS = RecordBook(
+    option="instance",
+    best_known={str(i): s for i, s in enumerate(BEST_IN_TABLE_1)},
+    upper_bound={str(i): upper_bound(io.standard_board(i)) for i in range(io.STANDARD_COUNT)},
+    sources={
+        str(i): "best of SP-MCTS and NMCS level 3 in the NMCS paper's Table 1; upper bound: "
+        "each colour in one group and the board cleared"
+        for i in range(io.STANDARD_COUNT)
+    },
+    save_checked=gamefile.save_checked,
+    suffix=gamefile.SUFFIX,
+    read_moves=_read_moves,
+    keep="best",
+)
+
+
 GAME = register(
     Game(
         name="samegame",
@@ -91,5 +129,6 @@ GAME = register(
         save_game=save_game,
         small_options=dict(rules.SMALL_OPTIONS),
         check_state=check_state,
+        records=RECORDS,
     )
 )
