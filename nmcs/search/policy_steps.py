@@ -49,6 +49,11 @@ def _listed_beta(state, betas, legal, i):
     return betas[i]
 
 
+@njit(inline="always")
+def _zero_bias(state, move):
+    return 0.0
+
+
 def policy_stepper(game) -> PolicyStepper:
     """The policy steps of ``game``'s kernel module: its own, or those of its move list. With
     its own, the codes and betas are those ``moves`` listed; without, ``moves`` lists the legal
@@ -66,13 +71,8 @@ def policy_stepper(game) -> PolicyStepper:
             bool(getattr(game, "POLICY_BIAS", False)),
         )
     legal_moves, code, play = game.legal_moves, game.code, game.play
-    bias = getattr(game, "bias", None)
-    has_bias = bias is not None
-    if bias is None:
-
-        @njit(inline="always")
-        def bias(state, move):
-            return 0.0
+    has_bias = hasattr(game, "bias")
+    bias = game.bias if has_bias else _zero_bias
 
     @njit(inline="always")
     def scratch(state):
