@@ -8,9 +8,11 @@ NRPA rate: a level-``level`` NRPA search with N = ``iterations`` (N**level playo
 ``searches`` times through the harness's Python API on one worker; playouts / seconds of the
 searches (from the results, compile excluded). Random rate: a level-1 nested search without
 memorization on the same position (its playouts / seconds), the engine's uniform-random
-playouts with the nested search's copies around them. Both rates are per second of wall time
+playouts with the nested search's copies around them (SameGame: the game's own playout, under
+the position's ``policy``). Both rates are per second of wall time
 of the searches, measured on one numba thread (run it pinned: ``taskset -c 0``). The goal:
->= 100,000 NRPA playouts/s for level 2, N = 100 on Morpion 5D.
+>= 100,000 NRPA playouts/s for level 2, N = 100 on Morpion 5D, and >= 20,000 on SameGame
+position 0 under the tabu rule.
 
 Then the record hunt's speed (``--hunt-searches``, 0 to skip): level-3 NRPA, N = 100, on
 Morpion 5D (``experiment=morpion_record_hunt``), its playouts per second and searches per
@@ -32,7 +34,9 @@ from nmcs.harness.batch import search_batch, search_seeds  # noqa: E402
 GAMES = {
     "morpion5d": ("morpion", {"variant": "5D"}),
     "morpion5t": ("morpion", {"variant": "5T"}),
-    "samegame": ("samegame", {"instance": 0, "policy": "random"}),
+    # SameGame's NRPA playouts under the tabu rule (the default), and listing every group.
+    "samegame": ("samegame", {"instance": 0, "policy": "tabu"}),
+    "samegame_uniform": ("samegame", {"instance": 0, "policy": "random"}),
     "leftmove": ("leftmove", {"depth": 60}),
     "sudoku16": ("sudoku", {"n": 4, "problem": 0}),  # stops when solved
 }
