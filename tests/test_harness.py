@@ -19,6 +19,8 @@ from helpers import (
     run_quick_experiments,
 )
 
+from nmcs.harness.provenance import cpu_model
+
 pytestmark = pytest.mark.experiment
 
 REQUIRED_COLUMNS = {
@@ -115,6 +117,17 @@ def test_cell_writes_results_and_metadata(tmp_path):
         f"hydra.run.dir={out}",
     ]
     assert "n_searches=30" in meta["overrides"]
+
+
+def test_a_search_row_records_its_cpu_seconds_on_a_named_cpu(tmp_path):
+    out = tmp_path / "cell"
+    run_cli("level=2", "n_searches=20", "workers=1", "progress=false", f"hydra.run.dir={out}")
+    df = pd.read_parquet(out / "results.parquet")
+    cpu = df["cpu_seconds"]
+    assert cpu.dtype == "float64" and (cpu > 0).all()
+    assert (cpu <= df["seconds"] * 1.5 + 0.05).all()  # one thread: no more than its wall time
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["cpu"] and meta["cpu"] == cpu_model()  # the model name, where the OS gives it
 
 
 def _chunks(folder):

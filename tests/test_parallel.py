@@ -58,6 +58,19 @@ def test_the_remote_searches_count_playouts_and_their_moves():
     assert (res.playouts, res.playout_moves) == (2 * n, n * (n - 1))
 
 
+def test_a_master_search_counts_the_cpu_time_of_its_remote_searches(in_process):
+    from nmcs.harness.parallel import dask_batch
+    from nmcs.search.executors import InProcess
+
+    state0, res = in_process
+    assert 0 < res.remote_cpu_seconds <= res.seconds * 1.5 + 0.05
+    # A row run in this process: the process's CPU time, which holds the remote searches
+    # already (they are not counted twice).
+    seeds = np.array([3], np.uint64)
+    row = dask_batch("leftmove", state0, seeds, "nested", 2, True, 1, {}, InProcess())
+    assert 0 < row.cpu_seconds[0] <= row.seconds[0] * 1.5 + 0.05
+
+
 def test_another_seed_gives_another_search(in_process):
     state0, expected = in_process
     res = parallel_search("leftmove", state0, seed=4, level=2, top_width=2, workers=0)
@@ -139,6 +152,8 @@ def test_a_run_py_sweep_on_dask_workers_gives_the_results_of_one_worker(tmp_path
     assert len(one) == 4 and set(one["parallel_backend"]) == {"dask"}
     for column in ("cell", "search", "score", "length", "playouts"):
         assert (one[column] == two[column]).all(), column
+    # the master's process and the workers' threads: CPU time of its own, never a copy of wall
+    assert (two["cpu_seconds"] > 0).all() and not two["cpu_seconds"].equals(two["seconds"])
     assert all((a == b).all() for a, b in zip(one["moves"], two["moves"], strict=True))
 
 

@@ -1,6 +1,8 @@
 """The shared searches on the abstract tree problems: statistics against the exact dynamic
 programme, the leftmost-path claims, budgets and reproducibility."""
 
+import time
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -129,6 +131,32 @@ def test_iterative_seconds_budget():
     )
     assert (res.seconds >= 0.05).all() and (res.seconds < 1.0).all()
     assert (res.playouts > 1000).all()
+
+
+@pytest.mark.unit
+def test_the_clock_of_the_compiled_searches_is_time_thread_time():
+    from nmcs.core.clock import thread_cpu
+
+    thread_cpu()  # compiled (or loaded) first
+    before = time.thread_time()
+    read = thread_cpu()
+    after = time.thread_time()
+    assert before <= read <= after
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_search_records_the_cpu_time_of_its_own_thread(workers):
+    state0, seeds = leftmove.make_state(60), search_seeds(0, 0, 8)
+    search_batch("leftmove", state0, seeds[:1], level=3, workers=1)  # compiled first
+    before = time.thread_time()
+    res = search_batch("leftmove", state0, seeds, level=3, workers=workers)
+    spent = time.thread_time() - before
+    assert res.cpu_seconds.dtype == np.float64 and (res.cpu_seconds > 0).all()
+    # A thread's CPU time, never more than its wall time (nor another thread's time).
+    assert (res.cpu_seconds <= res.seconds * 1.5 + 0.05).all()
+    if workers == 1:  # the searches ran on this thread
+        assert res.cpu_seconds.sum() <= spent
 
 
 def test_seeds_do_not_depend_on_chunking():

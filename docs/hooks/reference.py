@@ -71,6 +71,10 @@ SEARCH_COLUMNS = {
     "playouts": "the playouts the search started (replays not counted)",
     "playout_moves": "the moves played inside those playouts",
     "seconds": "the wall time of the search",
+    "cpu_seconds": "CPU seconds of the search's own thread (`time.thread_time`); NaN in rows "
+    "published before it was recorded. A search spread over Dask workers "
+    "(`parallel_backend` `dask`): the master process's CPU time plus its remote searches' "
+    "thread CPU time on the workers",
     "moves": "the best game's moves from the initial position (the game's own integer codes)",
     "trace_seconds": "anytime trace (iterative searches): the time of each improvement",
     "trace_playouts": "anytime trace: the playouts at each improvement",
@@ -491,6 +495,7 @@ def result_columns() -> dict[str, list[str]]:
         playouts=np.zeros(1, np.int64),
         playout_moves=np.zeros(1, np.int64),
         seconds=np.zeros(1),
+        cpu_seconds=np.zeros(1),
         moves=[np.zeros(0, np.int32)],
         trace=[np.zeros((0, 3))],
     )

@@ -92,7 +92,7 @@ from numba import njit
 
 from {builder_module} import {builder_name} as build
 from nmcs.search.anytime import PLAYOUT_MOVES, PLAYOUTS
-from nmcs.core.clock import now
+from nmcs.core.clock import now, thread_cpu
 from nmcs.search.engine import build_search
 import {kernels} as game
 
@@ -105,6 +105,7 @@ def run_block(state0, seeds, params, out, lo, hi):
     ws = new_workspace(state0, params, stats)
     state = np.empty_like(state0)
     rng = np.empty(1, np.uint64)
+    c0 = thread_cpu()
     for i in range(lo, hi):
         stats[PLAYOUTS] = 0
         stats[PLAYOUT_MOVES] = 0
@@ -119,6 +120,11 @@ def run_block(state0, seeds, params, out, lo, hi):
         out.length[i] = length
         out.playouts[i] = stats[PLAYOUTS]
         out.playout_moves[i] = stats[PLAYOUT_MOVES]
+        # The thread's CPU time over search i's turn of the loop, read once per search (a
+        # system call): from the end of search i - 1's turn to the end of its own.
+        c1 = thread_cpu()
+        out.cpu_seconds[i] = c1 - c0
+        c0 = c1
 '''
 
 
@@ -129,7 +135,9 @@ def search_entry_source(
     kernels module ``kernels``, for levels 0 to ``levels``: one module-level
     ``@njit(cache=True, nogil=True)`` ``run_block(state0, seeds, params, out, lo, hi)`` that runs
     searches ``lo`` to ``hi`` (``nmcs.search.engine.run_searches``), search ``i`` seeding its
-    own generator, playing on a copy of ``state0`` and writing row ``i`` of ``out``.
+    own generator, playing on a copy of ``state0`` and writing row ``i`` of ``out``: its wall
+    time around the search (``now``), and the CPU time of the thread over its whole turn of
+    the loop (``thread_cpu``, read once per search: the block's turns add up to its CPU time).
     ``digest``: the hash of the files it binds."""
     return SEARCH_ENTRY.format(
         kernels=kernels,

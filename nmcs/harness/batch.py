@@ -50,6 +50,9 @@ class BatchResult:
     playouts: np.ndarray  # int64, playouts started (replays not counted)
     playout_moves: np.ndarray  # int64, moves played inside those playouts
     seconds: np.ndarray  # float64, wall time of the search
+    # float64, CPU time of the thread that ran the search (time.thread_time's clock), over the
+    # span of ``seconds``; a search spread over Dask workers: see ``nmcs.harness.parallel``
+    cpu_seconds: np.ndarray
     moves: list[np.ndarray]  # int32 arrays, the move sequence from the initial state
     trace: list[np.ndarray]  # float64 arrays [k, 3]: seconds, playouts, best score per improvement
 
@@ -341,6 +344,7 @@ def run_batch(
         playouts=out.playouts,
         playout_moves=out.playout_moves,
         seconds=out.seconds,
+        cpu_seconds=out.cpu_seconds,
         moves=[out.moves[i, : lengths[i]].copy() for i in range(n)],
         trace=[out.trace[i, : out.n_trace[i]].copy() for i in range(n)],
     )

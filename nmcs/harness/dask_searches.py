@@ -61,6 +61,7 @@ def concat(parts: list[BatchResult]) -> BatchResult:
         playouts=np.concatenate([p.playouts for p in parts]),
         playout_moves=np.concatenate([p.playout_moves for p in parts]),
         seconds=np.concatenate([p.seconds for p in parts]),
+        cpu_seconds=np.concatenate([p.cpu_seconds for p in parts]),
         moves=[m for p in parts for m in p.moves],
         trace=[t for p in parts for t in p.trace],
     )

@@ -45,11 +45,25 @@ from nmcs.search.registry import DaskPlan, Settings, algorithm, names
 
 def remote_search(game: str, level: int, algo: str, options: dict, state, seed: int):
     """Algorithm 4: the lower-level search of one child position; returns its best game as
-    (score, moves, playouts, playout_moves)."""
+    (score, moves, playouts, playout_moves, cpu_seconds), ``cpu_seconds`` the CPU time of the
+    thread that ran this function (``time.thread_time``: the search and the work around it)."""
+    started = time.thread_time()
     res = search_batch(
         game, state, np.array([seed], np.uint64), algo=algo, level=level, workers=1, **options
     )
-    return int(res.score[0]), res.moves[0], int(res.playouts[0]), int(res.playout_moves[0])
+    return _found(res, started)
+
+
+def _found(res: BatchResult, started: float) -> tuple:
+    """A remote search's answer: its best game, its counts and its thread's CPU seconds since
+    ``started`` (``time.thread_time``)."""
+    return (
+        int(res.score[0]),
+        res.moves[0],
+        int(res.playouts[0]),
+        int(res.playout_moves[0]),
+        time.thread_time() - started,
+    )
 
 
 def remote_nrpa(
@@ -57,7 +71,9 @@ def remote_nrpa(
 ) -> tuple:
     """The remote level-``level`` NRPA (or GNRPA) search of a distributed NRPA
     (``nmcs.search.nrpa_master``), from the policy of the pairs (``codes``, ``weights``);
-    returns its best game as (score, moves, playouts, playout_moves)."""
+    returns its best game as (score, moves, playouts, playout_moves, cpu_seconds), as
+    ``remote_search``."""
+    started = time.thread_time()
     record, config, settings, game_record_ = checked_call(
         game,
         algo,
@@ -75,7 +91,7 @@ def remote_nrpa(
     )
     seeds = np.array([seed], np.uint64)
     res = run_batch(game_record_, record, config, settings, state, seeds, 1, params=params)
-    return int(res.score[0]), res.moves[0], int(res.playouts[0]), int(res.playout_moves[0])
+    return _found(res, started)
 
 
 def parallel_search(
@@ -372,7 +388,14 @@ def dask_batch(
 ) -> BatchResult:
     """The searches of ``seeds``, one after the other, each spread over the workers of
     ``executor`` (the master here; ``dask_session``); the same results whatever the
-    executor."""
+    executor.
+
+    A search's ``seconds`` is the master's wall time; its ``cpu_seconds`` is the CPU time of
+    this process while the search ran (``time.process_time``: the top level, the Dask client
+    and an embedded cluster's scheduler) plus the CPU time of the thread of each remote
+    search on its worker (``time.thread_time``, reported with its result). The workers' own
+    Dask traffic (receiving tasks, sending results) is not counted. With the ``InProcess``
+    executor the remote searches run in this process, and its CPU time holds them already."""
     plan = dask_plan(algo, level, memorize, memorize_from, options)
     top_width, lower_algo, lower_options = (
         plan.top_width,
@@ -406,19 +429,22 @@ def dask_batch(
             **lower_options,
         )  # fmt: skip
         master = partial(master_search, top_width=top_width, lower=lower, executor=executor)
+    remote = not isinstance(executor, InProcess)  # else the process's CPU time holds them
     found = []
     for seed in seeds:
         interrupt.check()  # a Ctrl-C that the compiler swallowed while warming up
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         res = master(kernels, state0, int(seed))
-        found.append((res, time.perf_counter() - started))
+        cpu = time.process_time() - cpu_started + (res.remote_cpu_seconds if remote else 0.0)
+        found.append((res, time.perf_counter() - started, cpu))
     return BatchResult(
         seed=np.asarray(seeds, np.uint64),
-        score=np.array([r.score for r, _ in found], np.int64),
-        length=np.array([len(r.moves) for r, _ in found], np.int64),
-        playouts=np.array([r.playouts for r, _ in found], np.int64),
-        playout_moves=np.array([r.playout_moves for r, _ in found], np.int64),
-        seconds=np.array([t for _, t in found], np.float64),
-        moves=[np.asarray(r.moves, np.int32) for r, _ in found],
+        score=np.array([r.score for r, _, _ in found], np.int64),
+        length=np.array([len(r.moves) for r, _, _ in found], np.int64),
+        playouts=np.array([r.playouts for r, _, _ in found], np.int64),
+        playout_moves=np.array([r.playout_moves for r, _, _ in found], np.int64),
+        seconds=np.array([t for _, t, _ in found], np.float64),
+        cpu_seconds=np.array([c for _, _, c in found], np.float64),
+        moves=[np.asarray(r.moves, np.int32) for r, _, _ in found],
         trace=[np.zeros((0, 3)) for _ in found],
     )

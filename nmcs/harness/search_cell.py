@@ -13,8 +13,14 @@ Columns of results.parquet::
     algo_<option>... (one typed column per algo.* option: algo_beam, algo_games, algo_c, ...)
     level memorize memorize_from stop_at_target parallel_backend (none | dask)
     budget_seconds budget_playouts (null when not set) seed search search_seed score length
-    playouts playout_moves seconds moves (list<int32>) trace_seconds trace_playouts
+    playouts playout_moves seconds cpu_seconds moves (list<int32>) trace_seconds trace_playouts
     trace_score (lists; iterative, uct)
+
+``seconds`` is the search's wall time, ``cpu_seconds`` the CPU time of the thread that ran it
+over the same span (``time.thread_time``'s clock, read in the compiled loop around each search:
+``nmcs.core.clock.thread_cpu``); a search spread over Dask workers adds up the master's and the
+workers' (``nmcs.harness.parallel.dask_batch``). Rows written before ``cpu_seconds`` existed
+read as NaN (``nmcs.harness.results``).
 """
 
 from __future__ import annotations
@@ -325,6 +331,7 @@ class SearchCell:
                 "playouts": res.playouts,
                 "playout_moves": res.playout_moves,
                 "seconds": res.seconds,
+                "cpu_seconds": res.cpu_seconds,
                 "moves": res.moves,
                 "trace_seconds": [t[:, 0] for t in res.trace],
                 "trace_playouts": [t[:, 1].astype(np.int64) for t in res.trace],

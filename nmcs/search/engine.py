@@ -32,6 +32,7 @@ class Outputs(NamedTuple):
     playouts: np.ndarray  # int64 [n], playouts started (replays not counted)
     playout_moves: np.ndarray  # int64 [n], moves played inside those playouts
     seconds: np.ndarray  # float64 [n], wall time of the search
+    cpu_seconds: np.ndarray  # float64 [n], CPU time of the search's thread over its turn
     moves: np.ndarray  # int32 [n, max moves + 1], the move sequence from state0
     trace: np.ndarray  # float64 [n, T, 3]: seconds, playouts, best score at each improvement
     n_trace: np.ndarray  # int64 [n], rows of trace used
@@ -44,6 +45,7 @@ def new_outputs(n, max_moves, trace_len):
         np.zeros(n, np.int64),
         np.zeros(n, np.int64),
         np.zeros(n, np.int64),
+        np.zeros(n, np.float64),
         np.zeros(n, np.float64),
         np.zeros((n, max_moves + 1), np.int32),
         np.zeros((n, trace_len, 3), np.float64),

@@ -5,9 +5,10 @@ game it found.
 
 ``master_search(game, state0, seed, top_width, lower, executor, ...)`` runs the top level of a
 beam search of width ``top_width`` (``top_width = 1``: the top level of NMCS with memorization,
-i.e. root-parallel NMCS). ``lower(state, seed) -> (score, moves, playouts, playout_moves)`` is
-the lower-level search, run by ``executor`` (``nmcs.search.executors``: in this process, or on
-Dask workers).
+i.e. root-parallel NMCS). ``lower(state, seed) -> (score, moves, playouts, playout_moves,
+cpu_seconds)`` is the lower-level search, run by ``executor`` (``nmcs.search.executors``: in this
+process, or on Dask workers); ``cpu_seconds`` is the CPU time of the thread that ran it, summed
+into the result's ``remote_cpu_seconds``.
 
 Results do not depend on the executor or the number of workers: each child's search is seeded
 from its place in the tree (the search seed, the step, the child's index in the step), and the
@@ -39,6 +40,7 @@ class MasterResult:
     steps: int
     stopped: str  # "finished", "seconds", "playouts" or "score"
     trace: list = field(default_factory=list)  # (seconds, playouts, best score) at improvements
+    remote_cpu_seconds: float = 0.0  # the CPU seconds the lower searches reported, summed
 
 
 def child_seed(seed: int, step: int, index: int) -> int:
@@ -74,6 +76,7 @@ def master_search(
     beam = [_Entry(state0.copy(), np.empty(0, np.int32), 0, None)]
     best: _Entry | None = None
     playouts = playout_moves = 0
+    remote_cpu = 0.0
     trace = []
     stopped = "finished"
     step = 0
@@ -107,11 +110,12 @@ def master_search(
         searched = 0.0
         for c, (found, seconds) in executor.as_completed(futures):
             searched += seconds
-            for j, (score, moves, used, used_moves) in zip(chunks[c], found, strict=True):
+            for j, (score, moves, used, used_moves, cpu) in zip(chunks[c], found, strict=True):
                 found_score, found_moves = int(score), np.asarray(moves, np.int32)
                 results[j] = (found_score, found_moves)
                 playouts += int(used)
                 playout_moves += int(used_moves)
+                remote_cpu += float(cpu)
                 b, move, _ = jobs[j]
                 parent = beam[b]
                 if best is None or best.score is None or found_score > best.score:
@@ -148,6 +152,7 @@ def master_search(
         steps=step,
         stopped=stopped,
         trace=trace,
+        remote_cpu_seconds=remote_cpu,
     )
 
 

@@ -18,8 +18,9 @@ member b) is seeded from (seed, i, b) alone, and the master reads the B results 
 of b. They differ from the kernel's with the same B (whose searches draw from one generator),
 so a Dask cell is a cell of its own, as for the nested and beam masters.
 
-``lower(state, seed, codes, weights) -> (score, moves, playouts, playout_moves)`` is the
-remote level-(L-1) search from the policy of the pairs (codes[i], weights[i]);
+``lower(state, seed, codes, weights) -> (score, moves, playouts, playout_moves, cpu_seconds)``
+is the remote level-(L-1) search from the policy of the pairs (codes[i], weights[i]), with the
+CPU time of the thread that ran it (summed into the result's ``remote_cpu_seconds``);
 ``nmcs.harness.parallel.remote_nrpa`` is the one that runs the kernel.
 """
 
@@ -89,6 +90,7 @@ def nrpa_master_search(
     best_score: int | None = None
     best = np.empty(0, np.int32)
     playouts = playout_moves = 0
+    remote_cpu = 0.0
     trace = []
     stopped = "finished"
     it = 0
@@ -102,9 +104,10 @@ def nrpa_master_search(
         results: list[Any] = [None] * batch
         for b, found in executor.as_completed(futures):
             results[b] = found
-        for score, moves, used, used_moves in results:
+        for score, moves, used, used_moves, cpu in results:
             playouts += int(used)
             playout_moves += int(used_moves)
+            remote_cpu += float(cpu)
             if best_score is None or int(score) >= best_score:  # ties: the newer (Rosin's >=)
                 if best_score is None or int(score) > best_score:
                     trace.append((time.perf_counter() - start, playouts, int(score)))
@@ -126,4 +129,5 @@ def nrpa_master_search(
         steps=it + 1,
         stopped=stopped,
         trace=trace,
+        remote_cpu_seconds=remote_cpu,
     )
