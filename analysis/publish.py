@@ -15,12 +15,13 @@ cost about 20 kB as its own folder: a parquet footer, a meta.json and a best gam
 
 The rows keep scores, counts and anytime traces, since every figure and claim is drawn from
 those; the move lists and per-search seeds are dropped (both can be recomputed from the
-config), and ``seconds`` holds the cell's mean search time (the analyses use only means and sums
-of it; per-search times are noise that would make the copy ten times larger). A cell of more
-than ``COUNTED_ABOVE`` searches whose rows repeat (the left-move cells of 100,000: the score
-is the only column that varies, over a few values) keeps them as counts: rows that differ only
-in their search index are stored once, with their number in ``count`` and search -1
-(``nmcs.harness.results`` expands them on reading). Its 100,000 scores then take a few
+config), and ``seconds`` and ``cpu_seconds`` hold the cell's mean search time, wall and CPU (the
+analyses use only means and sums of them; per-search times are noise that would make the copy
+ten times larger; a cell with rows from before CPU time was recorded has no mean CPU time:
+NaN). A cell of more than ``COUNTED_ABOVE`` searches whose rows repeat (the left-move cells of
+100,000: the score is the only column that varies, over a few values) keeps them as counts:
+rows that differ only in their search index are stored once, with their number in ``count``
+and search -1 (``nmcs.harness.results`` expands them on reading). Its 100,000 scores then take a few
 hundred bytes, not the 20 kB of their entropy one row each: the analyses read distributions,
 and any one search can be recomputed from its config and index. ``meta.json`` keeps the config,
 commit, machine and times (compressed: its lines repeat one another). Publishing again replaces
@@ -203,12 +204,15 @@ def recounted(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def compact_rows(df: pd.DataFrame, cell_dir: str) -> pd.DataFrame:
-    """One cell's rows as published: no move lists or seeds, its mean search time."""
+    """One cell's rows as published: no move lists or seeds, its mean search time (wall, and
+    CPU where every row has it)."""
     if "kind" in df.columns:  # hook (matches): per-move lists dropped, each match's time kept
         df = df.drop(columns=["seconds", "playouts"]).assign(seconds=df["wall_seconds"])
     seconds = float(df["seconds"].sum())
     df = df.drop(columns=[c for c in DROPPED_COLUMNS if c in df.columns])
     df = df.assign(seconds=seconds / len(df), cell_dir=cell_dir, count=1)
+    if "cpu_seconds" in df.columns:
+        df = df.assign(cpu_seconds=float(df["cpu_seconds"].sum(skipna=False)) / len(df))
     return counted_if_smaller(df)
 
 

@@ -11,12 +11,12 @@ searches as one chunk (``chunks/published.parquet``). Raising ``n_searches`` the
 place, and ``python -m analysis.publish`` packs the whole cell again.
 
 What publishing dropped stays dropped: a restored search has no move list (null; the cell's
-best game is kept as published unless a new search beats it) and its ``seconds`` is the mean of
-its cell; its seed is recomputed from the config. Cells published as counts (over
-``COUNTED_ABOVE`` identical rows, search -1) have lost their search indices and cannot be
-resumed; match cells dropped their per-move columns: both are refused by name. A cell folder
-that already exists is left alone when it holds another config, and otherwise receives only
-the searches it does not hold yet.
+best game is kept as published unless a new search beats it) and its ``seconds`` (and
+``cpu_seconds``) is the mean of its cell; its seed is recomputed from the config. Cells
+published as counts (over ``COUNTED_ABOVE`` identical rows, search -1) have lost their search
+indices and cannot be resumed; match cells dropped their per-move columns: both are refused
+by name. A cell folder that already exists is left alone when it holds another config, and
+otherwise receives only the searches it does not hold yet.
 """
 
 from __future__ import annotations

@@ -56,6 +56,7 @@ _EXPORTS = {
     "run_cell": "nmcs.harness.runner",
     "read_results": "nmcs.harness.results",
     "experiment_results": "nmcs.harness.results",
+    "cpu_hours": "nmcs.harness.results",
     "score_distribution": "nmcs.theory.leftmove",
     "best_score_probability": "nmcs.theory.leftmove",
 }
@@ -70,6 +71,7 @@ __all__ = [
     "algorithm",
     "algorithm_names",
     "best_score_probability",
+    "cpu_hours",
     "experiment_results",
     "game",
     "game_names",
@@ -88,7 +90,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from nmcs.games.protocol import GameKernels
     from nmcs.games.registry import Game, game
     from nmcs.harness.batch import BatchResult, search_batch, search_seeds, seeds_for
-    from nmcs.harness.results import experiment_results, read_results
+    from nmcs.harness.results import cpu_hours, experiment_results, read_results
     from nmcs.harness.runner import run_cell
     from nmcs.search.registry import Algorithm, Settings, algorithm
     from nmcs.theory.leftmove import best_score_probability, score_distribution

@@ -132,6 +132,20 @@ def test_a_cell_of_many_searches_that_end_alike_is_published_as_counts(tmp_path,
     assert republished.groupby("cell_dir").size().to_dict() == sizes
 
 
+def test_cpu_seconds_is_published_as_its_cell_mean_and_nan_where_a_row_lacks_it(monkeypatch):
+    monkeypatch.setattr(publish_module, "COUNTED_ABOVE", 2)
+    cpu = np.linspace(0.1, 0.4, 20)
+    rows = pd.DataFrame(
+        {"cell": "c", "search": range(20), "score": 1, "seconds": 0.5, "cpu_seconds": cpu}
+    )
+    compact = publish_module.compact_rows(rows, "c")
+    # One mean, as for wall seconds: rows that end alike still pack into one counted row.
+    assert len(compact) == 1 and compact["count"].tolist() == [20]
+    assert compact["cpu_seconds"].tolist() == pytest.approx([0.25])
+    partly = publish_module.compact_rows(rows.assign(cpu_seconds=[None, *cpu[1:]]), "c")
+    assert partly["cpu_seconds"].isna().all()  # not the mean of the rows that have it
+
+
 def test_cells_published_one_folder_each_are_packed_on_the_next_publish(tmp_path):
     outputs, target = tmp_path / "outputs", tmp_path / "published"
     (outputs / "paper").mkdir(parents=True)

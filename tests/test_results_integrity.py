@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import run_cli, start_run_py
+from helpers import REPO, run_cli, start_run_py
 
 from analysis.common import (
     AGREES,
@@ -19,6 +19,7 @@ from analysis.common import (
     verdict_sign,
     verdict_single_run,
 )
+from nmcs.harness.results import cpu_hours, experiment_results, read_results
 from nmcs.harness.summary import markdown_table, mean_ci
 
 pytestmark = pytest.mark.experiment
@@ -88,6 +89,46 @@ def test_the_same_search_is_counted_once(tmp_path):
         f"hydra.run.dir={tmp_path / 'quick' / 'adhoc_leftmove_nested' / 'level3'}",
     )
     assert f"cell complete ({2 * N} searches), nothing to run" in again.stdout
+
+
+@pytest.mark.unit
+def test_rows_without_cpu_time_read_nan_and_cpu_hours_refuses_them(tmp_path):
+    old = pd.DataFrame(
+        {"experiment": "exp", "cell": "c1", "search": [0, 1], "seconds": [3600.0, 7200.0]}
+    )
+    new = old.assign(cell="c2", cpu_seconds=[1800.0, 1800.0])
+    match = old.assign(cell="m1", kind="matches")
+    for name, rows in (("old", old), ("new", new), ("match", match)):
+        rows.to_parquet(tmp_path / f"{name}.parquet", index=False)
+    rows = read_results([tmp_path / "old.parquet", tmp_path / "new.parquet"])
+    assert rows["cpu_seconds"].isna().tolist() == [True, True, False, False]  # never the wall
+    assert read_results(tmp_path / "old.parquet", ["cpu_seconds"])["cpu_seconds"].isna().all()
+    assert "cpu_seconds" not in read_results(tmp_path / "old.parquet", ["seconds"])
+    assert "cpu_seconds" not in read_results(tmp_path / "match.parquet")  # no CPU time per row
+    assert cpu_hours(rows[rows["cell"] == "c2"]) == 1.0
+    message = (
+        "rows of cell c1 of exp carry no CPU time (published before CPU time was recorded); "
+        "pass fallback_wall=True to use wall time"
+    )
+    with pytest.raises(ValueError) as refused:
+        cpu_hours(rows)
+    assert str(refused.value) == message
+    assert cpu_hours(rows, fallback_wall=True) == 4.0
+    assert cpu_hours(rows.iloc[:0]) == 0.0
+    # A published row of a cell stored as counts stands for ``count`` searches.
+    assert cpu_hours(new.iloc[:1].assign(count=4)) == 2.0
+
+
+@pytest.mark.unit
+def test_the_published_results_carry_no_cpu_time():
+    published = REPO / "results" / "paper" / "leftmove_realtime"
+    if not (published / "results.parquet").exists():
+        pytest.skip("no published paper-scale results in this checkout")
+    rows = experiment_results(published, columns=["experiment", "cpu_seconds", "seconds"])
+    assert len(rows) and rows["cpu_seconds"].isna().all()
+    with pytest.raises(ValueError, match=r"^rows of \d+ cells of leftmove_realtime carry no CPU"):
+        cpu_hours(rows)
+    assert cpu_hours(rows, fallback_wall=True) == pytest.approx(rows["seconds"].sum() / 3600)
 
 
 def test_summary_marks_unset_budgets_and_names_the_half_width(tmp_path):

@@ -22,12 +22,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import start_run_py
+from helpers import run_cli, start_run_py
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness import cell as driver
 from nmcs.harness import cell_files
 from nmcs.harness.cell_files import CellLocked, CellWriteError
+from nmcs.harness.results import cpu_hours, read_results
 
 pytestmark = pytest.mark.experiment
 
@@ -109,6 +110,34 @@ def test_a_cell_written_the_old_way_resumes_untouched(tmp_path, capsys):
     assert not _leftovers(folder)
     assert not (folder / "lock").exists()
     assert json.loads((folder / "meta.json").read_text())["seconds_per_item"] > 0
+
+
+def test_a_cell_started_before_cpu_time_was_recorded_resumes_with_nan_for_its_old_rows(
+    tmp_path,
+):
+    """A search cell whose first chunks have no ``cpu_seconds`` (written before it existed):
+    they are merged, never quarantined, and their rows read NaN, never their wall time."""
+    out = tmp_path / "cell"
+    args = ("game.depth=12", "level=1", "workers=1", "progress=false", f"hydra.run.dir={out}")
+    run_cli(*args, "n_searches=6")
+    # The cell as an earlier version leaves it midway: chunks without the column, no results.
+    for path in (out / "chunks").glob("*.parquet"):
+        pd.read_parquet(path).drop(columns="cpu_seconds").to_parquet(path, index=False)
+    (out / "results.parquet").unlink()
+    resumed = run_cli(*args, "n_searches=10")
+    assert "moved" not in resumed.stdout and not (out / "quarantine").exists()
+    df = pd.read_parquet(out / "results.parquet")
+    assert df["search"].tolist() == list(range(10))
+    # Only the missing searches ran: the old rows kept, with no CPU time.
+    assert df["cpu_seconds"].iloc[:6].isna().all() and (df["cpu_seconds"].iloc[6:] > 0).all()
+    columns = list(df.columns)  # the new chunk's order: CPU beside wall seconds
+    assert columns.index("cpu_seconds") == columns.index("seconds") + 1
+    rows = read_results(out / "results.parquet", columns=["cpu_seconds", "seconds"])
+    assert rows["cpu_seconds"].isna().sum() == 6
+    with pytest.raises(ValueError, match="carry no CPU time"):
+        cpu_hours(rows)
+    wall = rows["seconds"].iloc[:6].sum() + rows["cpu_seconds"].iloc[6:].sum()
+    assert cpu_hours(rows, fallback_wall=True) == pytest.approx(wall / 3600)
 
 
 def test_foreign_and_broken_chunks_are_quarantined_and_rerun(tmp_path, capsys):

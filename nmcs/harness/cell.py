@@ -222,9 +222,13 @@ def folder_kind(folder: Path) -> str:
 
 
 def gather_chunks(chunk_dir: Path, n: int) -> pd.DataFrame:
-    """All saved items with index < n, in index order, each once."""
+    """All saved items with index < n, in index order, each once. Chunks written before a
+    column was added (``cpu_seconds``) merge with the others: their rows hold null there, and
+    the columns keep the order of the widest chunk."""
     parts = [pd.read_parquet(p) for p in sorted(chunk_dir.glob("*.parquet"))]
     df = pd.concat(parts, ignore_index=True)
+    widest: list[str] = max((list(p.columns) for p in parts), key=lambda c: len(c))
+    df = df[widest + [c for c in df.columns if c not in widest]]
     df = df[df["search"] < n].drop_duplicates("search").sort_values("search")
     return df.reset_index(drop=True)
 

@@ -20,6 +20,10 @@ Each algorithm option is a typed column ``algo_<key>`` (``<key>`` as in ``conf/a
 ``algo_options`` is the same as one string, for display. Results written before those columns
 existed have the string only; readers give them the columns (``with_algo_columns``), so the
 analysis reads columns and never parses the string.
+
+A search row's cost is its CPU time, ``cpu_seconds`` (its wall time stays in ``seconds``). Rows
+written before CPU time was recorded read it as NaN, never as a copy of their wall time;
+``cpu_hours`` sums it and refuses such rows unless asked to count their wall time instead.
 """
 
 import ast
@@ -37,6 +41,8 @@ IDENTITY_COLUMNS = ("cell", "search")
 ADDED_KEYS = {"memorize_from": 1, "stop_at_target": True}
 # Result columns added later, with the value rows written before them had.
 ADDED_COLUMNS = {**ADDED_KEYS, "parallel_backend": "none"}
+# A search column added later that older rows cannot have: they read it as NaN.
+CPU_SECONDS = "cpu_seconds"
 
 
 def added_algo_options() -> dict[str, dict[str, Any]]:
@@ -227,11 +233,16 @@ def _read_rows(path: Path, columns: list[str] | None) -> pd.DataFrame:
     if columns is not None and "count" in present:
         columns.append("count")
     df = pd.read_parquet(path, columns=columns)
+    if columns is None:
+        present = set(df.columns)
     if "count" in df.columns:  # a published cell of many searches, stored as counts
         df = _expand_counts(df)
     for key, value in ADDED_COLUMNS.items():
         if key not in df.columns:
             df[key] = value
+    searches = "kind" not in present  # match rows (``kind``) have no CPU time per row
+    if searches and CPU_SECONDS not in df.columns and (columns is None or CPU_SECONDS in asked):
+        df[CPU_SECONDS] = np.nan  # written before CPU time was recorded
     if options is None or options:
         df = with_algo_columns(df, options)
         if options and ALGO_OPTIONS not in asked:
@@ -280,3 +291,44 @@ def experiment_results(folder: str | Path, columns: list[str] | None = None) -> 
 def all_results(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:
     """Every finished cell anywhere below ``folder``."""
     return read_results(sorted(Path(folder).rglob("results.parquet")), columns)
+
+
+def cpu_hours(df: pd.DataFrame, fallback_wall: bool = False, what: str | None = None) -> float:
+    """The CPU hours of the searches of ``df`` (rows as ``read_results`` gives them; a row with a
+    ``count`` stands for that many searches): their ``cpu_seconds`` summed, over 3600.
+
+    ValueError (one line naming the rows' experiment and cell, or ``what``) if some rows carry
+    no CPU time (published before it was recorded), unless ``fallback_wall``: those rows then
+    count their wall ``seconds`` instead. An empty frame costs 0."""
+    if df.empty:
+        return 0.0
+    cpu = df[CPU_SECONDS] if CPU_SECONDS in df.columns else pd.Series(np.nan, df.index)
+    cpu = cpu.astype(float)
+    missing = cpu.isna()
+    if missing.any():
+        if not fallback_wall:
+            raise ValueError(
+                f"rows of {what or _rows_name(df[missing])} carry no CPU time (published before "
+                "CPU time was recorded); pass fallback_wall=True to use wall time"
+            )
+        if "seconds" not in df.columns:
+            raise ValueError(
+                f"rows of {what or _rows_name(df[missing])} carry neither CPU time nor wall "
+                "time (no seconds column)"
+            )
+        cpu = cpu.where(~missing, df["seconds"].astype(float))
+    counts = df["count"].to_numpy(float) if "count" in df.columns else 1.0
+    return float((cpu.to_numpy() * counts).sum()) / 3600.0
+
+
+def _rows_name(rows: pd.DataFrame) -> str:
+    """The rows' experiment(s) and cell(s), for a message: ``cell <cell> of <experiment>``."""
+    experiments = (
+        sorted(map(str, rows["experiment"].dropna().unique())) if "experiment" in rows else []
+    )
+    where = ", ".join(experiments) or "these results"
+    column = "cell_dir" if "cell_dir" in rows else "cell" if "cell" in rows else None
+    cells = sorted(map(str, rows[column].dropna().unique())) if column else []
+    if len(cells) == 1:
+        return f"cell {cells[0]} of {where}"
+    return f"{len(cells)} cells of {where}" if cells else where
