@@ -25,13 +25,27 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+@functools.cache
 def cpu_model() -> str:
+    """The CPU's model name, which the rows' CPU seconds are measured on: Linux's
+    ``/proc/cpuinfo`` (x86), ``lscpu`` (Linux on ARM, whose cpuinfo has no model name) or
+    macOS's ``sysctl``; else the processor or machine type Python knows (read once per
+    process)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    asks = ((["lscpu"], "Model name:"), (["sysctl", "-n", "machdep.cpu.brand_string"], ""))
+    for command, prefix in asks:
+        try:
+            out = subprocess.run(command, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        for line in out.stdout.splitlines() if out.returncode == 0 else []:
+            if line.strip() and line.startswith(prefix):
+                return line.removeprefix(prefix).strip()
     return platform.processor() or platform.machine()
 
 
