@@ -118,6 +118,7 @@ def test_rerun_reproduces_a_saved_game_and_names_bad_input(hunt, capsys):
     assert rerun.main([str(out), "--search", str(best["search"])]) == 0
     printed = capsys.readouterr().out
     assert f"score {best['score']}" in printed and "identical to the game saved" in printed
+    assert " s of CPU)" in printed
     assert rerun.main([str(out), "--search", "20"]) == 2
     assert "--search 20: the cell has searches 0 to 19" in capsys.readouterr().err
     assert rerun.main([str(out / "nowhere"), "--search", "1"]) == 2
@@ -136,6 +137,7 @@ def test_dask_searches_give_the_rows_of_threads(hunt, tmp_path):
     pd.testing.assert_frame_equal(dask[same], threads[same])
     assert all(np.array_equal(a, b) for a, b in zip(dask["moves"], threads["moves"], strict=True))
     assert set(dask["parallel_backend"]) == {"dask_searches"}
+    assert (dask["cpu_seconds"] > 0).all()  # each search's thread, on its worker
 
 
 @pytest.mark.dask

@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     moves = np.asarray(row["moves"], np.int32)
     print(
         f"search {args.search}: seed {row['search_seed']}, score {row['score']}, "
-        f"{len(moves)} moves, {row['seconds']:.1f} s"
+        f"{len(moves)} moves, {row['seconds']:.1f} s ({row['cpu_seconds']:.1f} s of CPU)"
     )
     if args.save is not None and validated.game.save_game is not None:
         validated.game.save_game(validated.state0, moves, args.save)
