@@ -5,7 +5,7 @@ anytime curves and 95% bands (algorithms_equal_playouts and its beam sibling).
 The claims are Rosin's (IJCAI 2011): NRPA scores higher than memorized NMCS at the same cost.
 On SameGame each statement is judged on NRPA with the game's playout rule (``game.policy=tabu``,
 the tabu colour rule of the SameGame NRPA literature); NRPA with uniform playouts (every group,
-``game.policy=random``: every SameGame NRPA cell run before NRPA honoured ``game.policy``) is
+``game.policy=random``: every SameGame NRPA cell run by code without policy steps) is
 shown as a second reading, not counted. The published records (Morpion 5D 82, 5T 177; SameGame
 totals) are listed in analysis/paper_values/nrpa.yaml but need level-5 searches and days of
 CPU: no claim at our scales.
@@ -62,8 +62,7 @@ DECIDING_POLICY = "tabu"
 POLICY_NOTES = {
     "tabu": "NMCS plays TabuColorRandom playouts; NRPA's follow the tabu colour rule of the "
     "SameGame NRPA literature",
-    "random": "NMCS plays TabuColorRandom playouts; NRPA's choose among every group (uniform "
-    "playouts, as every SameGame NRPA cell run before NRPA honoured game.policy)",
+    "random": "NMCS plays TabuColorRandom playouts; NRPA's choose among every group",
 }
 
 
