@@ -322,6 +322,12 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
         for cell_dir in cell_dirs:
             copy_record_games(cell_dir, target / experiment)
         copied += [r for r in _run_rows(target / experiment) if r["cell"] in names]
+    write_runs(target, scale)
+    return pd.DataFrame(copied)
+
+
+def write_runs(target: Path, scale: str) -> None:
+    """Rewrite ``target/RUNS.md`` from everything ``target`` holds: each cell's provenance."""
     table = pd.DataFrame([r for folder in sorted(target.glob("*/")) for r in _run_rows(folder)])
     if len(table):
         lines = [
@@ -337,7 +343,6 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
             markdown_table(table),
         ]
         (target / "RUNS.md").write_text("\n".join(lines))
-    return pd.DataFrame(copied)
 
 
 def _being_extended(cell_dir: Path) -> bool:

@@ -461,6 +461,76 @@ def vs_nmcs_frames(nrpa_scores, nmcs_scores, nmcs_seconds=0.1, n=30):
     }
 
 
+def samegame_vs_nmcs_frames(policies=("tabu", "random")):
+    """NRPA cells on SameGame, one per playout policy (tabu: 90 points above NMCS, random: 100
+    below), and NMCS at their playouts and at their times."""
+    rng = np.random.default_rng(1)
+    n = 30
+
+    def cell(algo, mean, seconds, policy="tabu", **budget):
+        return pd.DataFrame(
+            dict(
+                game="samegame",
+                policy=policy,
+                algo=algo,
+                level=2 if algo == "nrpa" else 1,
+                algo_iterations=10 if algo == "nrpa" else np.nan,
+                score=rng.normal(mean, 10.0, n).round(),
+                seconds=seconds,
+                search=np.arange(n),
+                experiment="x",
+                cell=f"{algo}{policy}{budget}",
+                **budget,
+            )
+        )
+
+    seconds = {"tabu": 0.05, "random": 0.5}
+    means = {"tabu": 1090, "random": 900}
+    nrpa_cells = [cell("nrpa", means[p], seconds[p], p) for p in policies]
+    return {
+        "nrpa_vs_nmcs": pd.concat(nrpa_cells, ignore_index=True),
+        "nrpa_vs_nmcs_playouts": cell("iterative", 1000, 0.01, budget_playouts=100),
+        "nrpa_vs_nmcs_time_samegame": pd.concat(
+            [cell("iterative", 1000, s, budget_seconds=s) for s in seconds.values()],
+            ignore_index=True,
+        ),
+    }
+
+
+def test_samegame_nrpa_is_judged_on_its_tabu_playouts_with_uniform_ones_a_second_reading(
+    tmp_path,
+):
+    """On SameGame each statement is decided by NRPA with the tabu colour rule; NRPA with
+    uniform playouts is a further reading of it, labelled; without a tabu cell the statement is
+    'not run' (its tabu reading), the uniform one still shown."""
+    claims = nrpa.analyze_vs_nmcs(FrameContext(samegame_vs_nmcs_frames(), tmp_path))
+    tabu, uniform = "tabu-colour playouts", "uniform playouts (every group)"
+    assert [(tabu in c.claim, uniform in c.claim) for c in claims] == [
+        (True, False),
+        (False, True),
+    ] * 2
+    at_playouts, at_time = claims[:2], claims[2:]
+    assert (
+        at_playouts[0].statement
+        == at_playouts[1].statement
+        == (
+            "SameGame (position 0), at 100 playouts: NRPA (level 2, N = 10) scores higher than "
+            "memorized NMCS"
+        )
+    )
+    assert at_time[0].statement == at_time[1].statement != at_playouts[0].statement
+    assert "(0.05 s)" in at_time[0].claim and "(0.5 s)" in at_time[1].claim
+    assert [c.verdict for c in claims] == [AGREES, DIFFERS, AGREES, DIFFERS]
+    assert "tabu colour rule" in claims[0].ours and "every group" in claims[1].ours
+    table = (tmp_path / "tables" / "nrpa_vs_nmcs.csv").read_text()
+    assert "nrpa_policy" in table.splitlines()[0]
+
+    only_uniform = samegame_vs_nmcs_frames(("random",))
+    claims = nrpa.analyze_vs_nmcs(FrameContext(only_uniform, tmp_path))
+    assert [c.verdict for c in claims] == [NOT_RUN, DIFFERS, NOT_RUN, DIFFERS]
+    assert tabu in claims[0].claim and claims[0].statement == claims[1].statement
+
+
 def test_nrpa_against_nmcs_at_equal_cost(tmp_path):
     claims = nrpa.analyze_vs_nmcs(FrameContext(vs_nmcs_frames(70, 65), tmp_path))
     assert [c.claim for c in claims] == [

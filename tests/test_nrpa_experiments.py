@@ -40,7 +40,12 @@ def test_nrpa_experiments_at_quick_scale(tmp_path):
     assert all("| not enough data |" in r or "| not run |" in r for r in rows)
     assert sum("| not run |" in r for r in rows) >= 1  # quick time budgets are paper's
     levels = (tables / "nrpa_levels.csv").read_text()
-    for series in ("Morpion 5D", "Morpion 5T", "SameGame (total)", "left move"):
+    for series in (
+        "Morpion 5D",
+        "Morpion 5T",
+        "SameGame (total, tabu-colour playouts)",
+        "left move",
+    ):
         assert series in levels
     curves = (tables / "algorithms_equal_playouts.csv").read_text()
     # (At quick scale a beam search of 16 does not finish within the budget: no beam curve.)

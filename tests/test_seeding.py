@@ -7,6 +7,7 @@ import gzip
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from helpers import REPO
 from hydra import compose, initialize_config_dir
@@ -18,7 +19,7 @@ from nmcs.harness.cell import cell_hash, run
 from nmcs.harness.cli import CONFIG_DIR, register
 from nmcs.harness.match_cell import match_identity
 from nmcs.harness.search_cell import search_identity
-from nmcs.harness.seeding import resumed_scheme, seed_key
+from nmcs.harness.seeding import continued_identity, resumed_scheme, seed_key
 from nmcs.harness.validate import validate
 
 BASE = ["game.depth=8", "n_searches=6", "workers=1", "progress=false", "seed=0"]
@@ -75,6 +76,32 @@ def test_a_cell_started_under_common_seeds_extends_with_them(tmp_path):
     # A folder of the per-cell scheme next to it draws other seeds.
     fresh = run(cell(), tmp_path / "new")
     assert not set(fresh["search_seed"]) & set(extended["search_seed"])
+
+
+def test_a_corrected_cell_extends_with_the_seeds_of_the_hash_it_was_seeded_as(tmp_path):
+    """A cell whose recorded identity was corrected after it ran (analysis.migrate_policy)
+    records the hash its searches were seeded from (``seeded_as``): a config of the corrected
+    identity continues it under that hash's seeds, and names it by its own hash."""
+    out = tmp_path / "cell"
+    first = run(cell(), out)
+    meta = json.loads((out / "meta.json").read_text())
+    seeded_as = meta["cell"]
+    meta["identity"]["seeded_as"] = seeded_as  # as the migration writes a corrected identity
+    meta["cell"] = cell_hash(meta["identity"])
+    (out / "meta.json").write_text(json.dumps(meta))
+    for chunk in (out / "chunks").glob("*.parquet"):
+        pd.read_parquet(chunk).assign(cell=meta["cell"]).to_parquet(chunk)
+    (out / "results.parquet").unlink()
+    extended = run(cell("n_searches=9"), out)
+    whole = run(cell("n_searches=9"), tmp_path / "whole")
+    assert extended["search_seed"].tolist() == whole["search_seed"].tolist()
+    assert extended["score"].tolist() == whole["score"].tolist()
+    assert set(extended["cell"]) == {meta["cell"]} and meta["cell"] != seeded_as
+    assert extended.iloc[:6]["score"].tolist() == first["score"].tolist()
+    assert json.loads((out / "meta.json").read_text())["identity"]["seeded_as"] == seeded_as
+    # Its seeds are the seeded_as hash's; another cell with seeded_as absent is not continued.
+    assert seed_key(meta["identity"]) == seed_key(cell().identity)
+    assert continued_identity(cell("level=2").identity, meta["identity"]) is None
 
 
 def published_cells():

@@ -16,6 +16,7 @@ hunt's saved game file ``records/.../search-<i>-score-<s>.psol`` where there is 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gzip
 import json
 import sys
@@ -28,7 +29,7 @@ from omegaconf import DictConfig, OmegaConf
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness.cell import cell_hash
-from nmcs.harness.seeding import identity_scheme
+from nmcs.harness.seeding import continued_identity, identity_scheme
 
 
 def cell_meta(folder: Path, cell: str | None) -> dict[str, Any]:
@@ -88,6 +89,10 @@ def rerun(folder: Path, search: int, cell: str | None = None) -> tuple[Any, pd.S
     cfg = OmegaConf.merge(OmegaConf.structured(Config), config)
     assert isinstance(cfg, DictConfig)
     validated = validate(cfg)
+    # A cell seeded as another hash (its identity corrected after it ran) reruns with its seeds.
+    continued = continued_identity(validated.identity, meta.get("identity"))
+    if continued is not None:
+        validated = dataclasses.replace(validated, identity=continued)
     name = cell_hash(validated.identity)
     if meta.get("cell") not in (None, name):
         raise ConfigError(

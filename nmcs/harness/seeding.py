@@ -19,6 +19,13 @@ where ``key`` depends on the cell's seed scheme (config key ``seeds``):
 A folder that holds a cell started under ``common`` seeds (its ``meta.json`` has no
 ``seed_scheme``) is continued under them even when the config asks for ``cell``
 (``resumed_scheme``), so a published cell extends with the seeds it was started with.
+
+A cell whose identity was corrected after it ran (``analysis.migrate_policy``: a game option
+that its searches never read, recorded at a value they did not play) has a new hash but was
+seeded from the old one. Its identity then holds ``"seeded_as": <the old hash>``, whose words
+seed its items instead of its own hash's, and a config that gives the corrected identity
+continues such a folder under them (``resumed_scheme``): every search of the cell, old and new,
+is seeded from the identity it records.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ import numpy as np
 SEED_SCHEMES = ("cell", "common")
 DEFAULT_SCHEME = "cell"
 IDENTITY_KEY = "seed_scheme"
+# The hash whose words seed a corrected cell's items (``cell`` scheme), where it is not its own.
+SEEDED_AS_KEY = "seeded_as"
 
 
 def cell_hash(identity: dict[str, Any]) -> str:
@@ -63,7 +72,7 @@ def seed_key(identity: dict[str, Any]) -> tuple[int, ...]:
     hash under the ``cell`` scheme, none under ``common``."""
     if identity_scheme(identity) == "common":
         return ()
-    name = cell_hash(identity)
+    name = str(identity.get(SEEDED_AS_KEY) or cell_hash(identity))
     return (int(name[:8], 16), int(name[8:], 16))
 
 
@@ -79,22 +88,36 @@ def item_seeds(seed: int, indices: Iterable[int], key: tuple[int, ...] = ()) -> 
     )
 
 
+def continued_identity(identity: dict[str, Any], old: Any) -> dict[str, Any] | None:
+    """The identity of a folder's cell (``old``, its ``meta.json``'s) that a config of
+    ``identity`` continues under the seeds it was started with, where it is not ``identity``
+    itself: the same cell started under ``common`` seeds (no ``seed_scheme``), or a corrected
+    cell seeded as another hash (``seeded_as``). None where ``old`` is another cell."""
+    if not isinstance(old, dict) or old == identity or identity_scheme(identity) == "common":
+        return None
+    if old == scheme_identity(identity, "common"):
+        return old
+    if old.get(SEEDED_AS_KEY) and {k: v for k, v in old.items() if k != SEEDED_AS_KEY} == identity:
+        return old
+    return None
+
+
 Cell = TypeVar("Cell")
 
 
 def resumed_scheme(cell: Cell, out_dir: Path) -> Cell:
-    """``cell``, or the same cell under ``common`` seeds where ``out_dir`` already holds it
-    started under them (a ``meta.json`` without ``seed_scheme`` whose identity is this cell's
-    otherwise): a cell extends with the seeds it was started with."""
+    """``cell``, or the same cell under the seeds ``out_dir`` already holds it started with
+    (``continued_identity``: ``common`` seeds, or those of the hash it is ``seeded_as``): a
+    cell extends with the seeds it was started with."""
     identity: dict[str, Any] = getattr(cell, "identity")  # noqa: B009 - any kind of cell
     meta_path = Path(out_dir) / "meta.json"
-    if identity_scheme(identity) == "common" or not meta_path.exists():
+    if not meta_path.exists():
         return cell
     try:
         old = json.loads(meta_path.read_text()).get("identity")
     except (OSError, ValueError):
         return cell
-    legacy = scheme_identity(identity, "common")
-    if old != legacy:
+    continued = continued_identity(identity, old)
+    if continued is None:
         return cell
-    return dataclasses.replace(cell, identity=legacy)  # type: ignore[type-var]
+    return dataclasses.replace(cell, identity=continued)  # type: ignore[type-var]
