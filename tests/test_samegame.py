@@ -594,3 +594,24 @@ def test_nrpa_policy_allows_the_last_tabu_group_and_tabu_groups_when_alone():
     assert policy_moves(s) == legal(s) == [1, 7]
     s = sg.state_from_grid(board("0 0 1 0 0\n1 2 3 1 2"), colors=4, policy="tabu")
     assert policy_moves(s) == legal(s) == [1, 7]
+
+
+def test_gnrpa_bias_policy_lists_every_group_with_a_beta_against_the_tabu_colour():
+    s = sg.state_from_grid(board(NRPA_TABU_BOARD), colors=3, policy="bias")
+    width = sg.max_branching(s)
+    out, codes, betas = np.empty(width, np.int32), np.empty(width, np.int64), np.zeros(width)
+    scratch = np.zeros(sg.policy_scratch(s), np.uint64)
+    sg.policy_begin(s, scratch)
+    n = sg.policy_moves(s, scratch, out, codes, betas, True)
+    beta = dict(zip(out[:n].tolist(), betas[:n].tolist(), strict=True))
+    assert sorted(beta) == legal(s)  # every group, the 0s (tabu) at cells 0 and 5 too
+    assert beta == {0: sg.TABU_BETA, 1: 0.0, 4: 0.0, 5: sg.TABU_BETA, 6: 0.0}
+
+
+@pytest.mark.parametrize("algo", ["nested", "nrpa", "beam"])
+def test_the_bias_policy_is_refused_to_searches_without_a_bias(algo):
+    from nmcs.core.errors import ConfigError
+
+    state0 = sg.make_state(instance=0, policy="bias")
+    with pytest.raises(ConfigError, match=f"for algo=gnrpa only \\(algo={algo}: game.policy="):
+        search_batch("samegame", state0, search_seeds(0, 0, 1), algo=algo, level=1)

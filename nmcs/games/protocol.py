@@ -100,7 +100,7 @@ class PolicyKernels(CodedKernels, Protocol):
     playouts choose from (a playout rule of the game's literature: SameGame's tabu colour)
     and to list the moves and their codes in one pass. Between ``policy_begin`` and
     ``policy_end`` only these kernels touch the state; ``policy_end`` leaves the position that
-    ``play`` gives for the same moves. Optional constant ``POLICY_BIAS``: True if
+    ``play`` gives for the same moves. Optional constant ``POLICY_BETAS``: True if
     ``policy_moves`` writes betas (GNRPA's bias)."""
 
     def policy_scratch(self, state: np.ndarray) -> int:

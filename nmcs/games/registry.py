@@ -29,6 +29,9 @@ A record says::
                   position of the game; the Python API checks the dtype, the dimension and
                   ``STATE_SIZE`` itself
     records       optional ``RecordBook``: the game supports record hunts (``record.*`` keys)
+    check_search  optional (state0, algo name) -> None: raise ValueError (one line) if that
+                  algorithm cannot search the position as its options ask (a playout policy
+                  it cannot honour: SameGame's ``policy=bias`` is GNRPA's)
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ class Game:
     check_state: Callable[[np.ndarray], None] | None = None
     records: RecordBook | None = None
     doc: str = ""
+    check_search: Callable[[np.ndarray, str], None] | None = None
 
     def option_names(self) -> list[str]:
         """The ``game.*`` keys (the options' fields without ``name``)."""

@@ -171,6 +171,7 @@ def search_batch(
     )
     _check_int("workers", workers, 0, "an integer >= 0 (0 = all cores)")
     state0 = checked_state(game_record_, state0)
+    checked_pairing(game_record_, state0, algo)
     seeds = checked_seeds(seeds)
     threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     return run_batch(game_record_, record, config, settings, state0, seeds, int(workers) or threads)
@@ -250,6 +251,16 @@ def _check_number(name: str, value: Any) -> None:
         raise ConfigError(f"{name} = {value!r}: must be {allowed}")
     if not (value >= 0 and math.isfinite(value)):  # an infinite budget would never return
         raise ConfigError(f"{name} = {value}: must be {allowed}")
+
+
+def checked_pairing(game: Game, state0: np.ndarray, algo: str) -> None:
+    """ConfigError (one line) if ``algo`` cannot search ``state0`` as the game's options ask
+    (the game's ``check_search``: a playout policy the algorithm cannot honour)."""
+    if game.check_search is not None:
+        try:
+            game.check_search(state0, algo)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
 
 
 def checked_state(game: Game, state: Any) -> np.ndarray:

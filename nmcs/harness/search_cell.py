@@ -45,6 +45,7 @@ from nmcs.harness.batch import (
     BatchResult,
     algo_options_string,
     api_options,
+    checked_pairing,
     run_batch,
     seeds_for,
     warm_up,
@@ -401,6 +402,7 @@ def validate_search(cfg: DictConfig) -> SearchCell:
         state0 = game.make_state(**game_kwargs)
     except (ValueError, TypeError) as error:
         raise ConfigError(f"game ({cfg.game.name}): {error}") from None
+    checked_pairing(game, state0, algo.name)
     record = validate_record(cfg.record, game, game_kwargs)
     # NUMBA_NUM_THREADS: the cores, or fewer where the user set it to share the machine.
     n_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]

@@ -68,7 +68,7 @@ def policy_stepper(game) -> PolicyStepper:
             game.policy_end,
             _listed_code,
             _listed_beta,
-            bool(getattr(game, "POLICY_BIAS", False)),
+            bool(getattr(game, "POLICY_BETAS", False)),
         )
     legal_moves, code, play = game.legal_moves, game.code, game.play
     has_bias = hasattr(game, "bias")

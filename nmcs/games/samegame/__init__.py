@@ -24,7 +24,9 @@ class SameGameOptions:
     height: int = 15  # 1..64, random boards only (must be 15 with an instance)
     colors: int = 5  # 1..20, random boards only (must be 5 with an instance)
     board_seed: int = 0  # >= 0, seed of the random board (instance=null)
-    policy: str = "tabu"  # tabu (TabuColorRandom) | random (uniform over groups)
+    # tabu (NMCS: TabuColorRandom; NRPA/GNRPA: the NRPA literature's rule) | random (every
+    # group) | bias (GNRPA only: every group, those of the tabu colour with beta -2)
+    policy: str = "tabu"
 
     def check(self) -> None:
         if self.policy not in POLICIES:
@@ -130,5 +132,6 @@ GAME = register(
         small_options=dict(rules.SMALL_OPTIONS),
         check_state=check_state,
         records=RECORDS,
+        check_search=rules.check_search,
     )
 )

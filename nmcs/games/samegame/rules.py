@@ -17,7 +17,8 @@ State layout (int32[8 + W + K + W*H])::
           +--------------------------------------------------------------
 
     W, H, K  width, height and number of colours
-    POLICY   playout policy: 0 = uniform random over groups, 1 = TabuColorRandom
+    POLICY   playout policy: 0 = uniform random over groups, 1 = TabuColorRandom, 2 = every
+             group with GNRPA's bias against the tabu colour (policy steps only)
     SCORE    points so far; PLAYED moves so far
     NCOLS    non-empty columns (always the leftmost NCOLS); CELLS cells left on the board
 
@@ -67,11 +68,16 @@ from nmcs.core.rng import below
 NAME = "samegame"
 HDR = 8
 WIDTH, HEIGHT, COLORS, POLICY, SCORE, PLAYED, NCOLS, CELLS = range(HDR)
-POLICY_RANDOM, POLICY_TABU = 0, 1
+POLICY_RANDOM, POLICY_TABU, POLICY_BIAS = 0, 1, 2
 # A small board for tests that run deep searches (a level-2 search on a 15x15 board takes
 # minutes): make_state(**SMALL_OPTIONS).
 SMALL_OPTIONS = dict(instance=None, width=8, height=8, colors=4, board_seed=0)
-POLICIES = {"random": POLICY_RANDOM, "tabu": POLICY_TABU}
+POLICIES = {"random": POLICY_RANDOM, "tabu": POLICY_TABU, "bias": POLICY_BIAS}
+# GNRPA's beta of a group of the tabu colour under POLICY_BIAS (every other group: 0): such a
+# group is e^2, about 7.4 times, less likely than another of equal weight. Not tuned.
+TABU_BETA = -2.0
+# The policy steps write betas (POLICY_BIAS): GNRPA's bias is compiled in.
+POLICY_BETAS = True
 EMPTY = -1
 CLEAR_BONUS = 1000
 MAX_SIDE = 64
@@ -633,16 +639,18 @@ def playout(state, rng, moves, record):
 #
 #   [0, (W + 2) * B)         the column blocks of ``playout`` (colour words, group word)
 #   VISITED[s]               (W + 2) words: cells of column slot s already in a listed group
-#   META                     2 words: tabu colour + 1 (0: none), NCOLS at the start
+#   META                     3 words: tabu colour + 1 (0: none), NCOLS at the start, POLICY
 #
 # The rule of the tabu policy (POLICY 1) is the one of the SameGame NRPA literature's engines:
 # the colour with the most cells when the playout starts is tabu (ties: the lowest colour); its
 # groups are left out of the list unless the group is all that remains of that colour, or it has
 # two cells and the game has played ten moves or more; and if nothing else is left, every tabu
-# group is listed. POLICY 0 lists every group. Moves and codes are those of ``legal_moves`` and
-# ``code``; the list is in increasing cell order, tabu groups last.
+# group is listed. POLICY 0 lists every group. POLICY 2 lists every group too, and gives each
+# group of the tabu colour GNRPA's beta ``TABU_BETA`` (algo=gnrpa; ``check_search`` refuses it
+# to every other algorithm, which has no bias). Moves and codes are those of ``legal_moves``
+# and ``code``; the list is in increasing cell order, tabu groups last.
 
-_STEP_META = 2
+_STEP_META = 3
 
 
 @njit(cache=True)
@@ -662,8 +670,16 @@ def policy_begin(state, scratch):
         scratch[j] = _ZERO
     _to_bitboards(state, scratch, b, HDR + w + k, h)
     meta = w2 * b + w2
-    scratch[meta] = np.uint64(_tabu_colour(state, HDR + w, k) + 1)
+    tabu = -1
+    if state[POLICY] != POLICY_RANDOM:
+        most = 0
+        for x in range(k):
+            if state[HDR + w + x] > most:
+                most = state[HDR + w + x]
+                tabu = x
+    scratch[meta] = np.uint64(tabu + 1)
     scratch[meta + 1] = np.uint64(state[NCOLS])
+    scratch[meta + 2] = np.uint64(state[POLICY])
 
 
 @njit(cache=True, inline="always")
@@ -676,14 +692,15 @@ def _colour_at(buf, i, bit):
 
 @njit(cache=True)
 def policy_moves(state, scratch, out, codes, betas, biased):
-    """The moves the policy may play now, into ``out`` with their codes (and betas, all 0:
-    SameGame has no bias); returns how many (0: game over)."""
+    """The moves the policy may play now, into ``out`` with their codes (and, if ``biased``,
+    their betas); returns how many (0: game over)."""
     w, h, k = state[WIDTH], state[HEIGHT], state[COLORS]
     b = k + 1
     w2 = w + 2
     vis = w2 * b
     meta = vis + w2
     tabu = np.int64(scratch[meta]) - 1
+    soft = scratch[meta + 2] == POLICY_BIAS
     tabu_left = state[HDR + w + tabu] if tabu >= 0 else 0
     late = state[PLAYED] >= 10
     ncols = state[NCOLS]
@@ -709,14 +726,15 @@ def policy_moves(state, scratch, out, codes, betas, biased):
                 scratch[j] = _ZERO
             cand &= ~scratch[vis + c + 1]
             move = c * h + np.int64(_ctz(bit))
-            if x == tabu and not (size == tabu_left or (size == 2 and late)):
+            if x == tabu and not soft and not (size == tabu_left or (size == 2 and late)):
                 out[last - nt] = move
                 codes[last - nt] = move * MAX_COLORS + x
                 nt += 1
             else:
                 out[n] = move
                 codes[n] = move * MAX_COLORS + x
-                betas[n] = 0.0
+                if biased:
+                    betas[n] = TABU_BETA if soft and x == tabu else 0.0
                 n += 1
     for c in range(ncols):
         scratch[vis + c + 1] = _ZERO
@@ -725,9 +743,20 @@ def policy_moves(state, scratch, out, codes, betas, biased):
         for j in range(nt):
             out[j] = out[last - j]
             codes[j] = codes[last - j]
-            betas[j] = 0.0
+            if biased:
+                betas[j] = 0.0
         n = nt
     return n
+
+
+def check_search(state0, algo):
+    """ValueError (one line) if ``algo`` cannot honour the playout policy of ``state0``: the
+    bias policy is GNRPA's (its beta); no other search has a bias to give it."""
+    if int(state0[POLICY]) == POLICY_BIAS and algo != "gnrpa":
+        raise ValueError(
+            f"game.policy=bias is GNRPA's bias against the tabu colour: for algo=gnrpa only "
+            f"(algo={algo}: game.policy=random or tabu)"
+        )
 
 
 @njit(cache=True)
