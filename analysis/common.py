@@ -202,6 +202,10 @@ AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN = "agrees", "differs", "not enough data", "
 # analysis/paper_values.
 AGREES_READING = "agrees within reading tolerance"
 DECIDED = (AGREES, AGREES_READING, DIFFERS)
+# A record row: a best-of result (a best game, a total of best games) set beside the
+# literature's, with what it cost. It is no statistical test: it carries no p-value and is not
+# counted among the decidable statements.
+REACHED, NOT_REACHED = "reached", "not reached"
 
 
 class Verdict(str):

@@ -2,7 +2,15 @@
 
 from pathlib import Path
 
-from analysis.common import AGREES_READING, DECIDED, DIFFERS, Claim, p_value
+from analysis.common import (
+    AGREES_READING,
+    DECIDED,
+    DIFFERS,
+    NOT_REACHED,
+    REACHED,
+    Claim,
+    p_value,
+)
 from nmcs.core.scales import SCALES
 from nmcs.harness.provenance import now_iso, provenance
 
@@ -18,6 +26,11 @@ VERDICTS = {
     "not enough data": "our interval is wider than the claim's tolerance (or holds both "
     "outcomes), or fewer than 39 runs where one run is compared: run more searches",
     "not run": "the experiment or cell was not run at this scale",
+    REACHED: "a record row: our best (a best game, or the sum of each position's best game), "
+    "replayed from its saved game, is at least the literature's; a best-of result shown with "
+    "the CPU time it cost, not a statistical test, and not counted among the decidable "
+    "statements",
+    NOT_REACHED: "a record row whose best is below the literature's after the CPU time shown",
 }
 PIPELINE_CHECK = {
     "quick": "**Pipeline check, not a reproduction.** Quick scale runs a few searches per cell to "
