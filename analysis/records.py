@@ -1,9 +1,14 @@
-"""Records: the Morpion record hunts (experiments morpion_record_hunt, morpion_record_hunt_5t),
-the games they found, and the search efficiency of NRPA against memorized NMCS and beam search.
+"""Records: the Morpion record hunts (experiments morpion_record_hunt, morpion_record_hunt_5t,
+and 5T at level 4, morpion_5t_level4), the games they found, and the search efficiency of NRPA
+against memorized NMCS and beam search; and RECORDS.md, whose SameGame section
+``analysis.samegame_records`` builds.
 
-- the level-3 NRPA score distribution of each variant; P(score >= k) for k = 80, 81, 82 (5D)
-  with Wilson intervals; the expected core-hours to a first 82 (mean search time / P(>= 82),
-  its interval from the Wilson interval of P);
+- the NRPA score distribution of each hunt; P(score >= k) for k = 80, 81, 82 (5D) and 150, 160,
+  170 (5T) with Wilson intervals; the expected core-hours to a first such game (mean search
+  time / P, its interval from the Wilson interval of P), in CPU time where every search of the
+  hunt carries it and in wall time, said so, where it does not;
+- 5T at level 4: the CPU core-hours spent until the first game of 170 (Bruneau's), or the
+  core-hours spent without one, and a record row (reached or not; not a statistical test);
 - every game the hunts saved (``<cell>/records/*.psol``, published under
   ``records/<cell>/``), replayed through ``nmcs.games.morpion.psol.read_psol`` before it is
   counted (5D games also through the independent plain-Python rules of
@@ -30,11 +35,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis import samegame_records
 from analysis.common import (
     AGREES,
     DIFFERS,
     NOT_ENOUGH,
+    NOT_REACHED,
     NOT_RUN,
+    REACHED,
     Claim,
     Context,
     cells_read,
@@ -43,9 +51,16 @@ from analysis.common import (
     wilson,
 )
 from analysis.independent import morpion_mobility as independent_morpion
+from nmcs.harness.results import ResultsFileError, cpu_hours
 
 SECTION = "Records (Morpion Solitaire)"
 HUNTS = {"5D": "morpion_record_hunt", "5T": "morpion_record_hunt_5t"}
+# 5T at level 4 (its record row: a first game of LEVEL4_TARGET moves).
+LEVEL4 = {"5T": "morpion_5t_level4"}
+LEVEL4_TARGET = 170
+# Every experiment this module reads, by variant.
+SOURCES = {v: (HUNTS[v], *([LEVEL4[v]] if v in LEVEL4 else [])) for v in HUNTS}
+EXPERIMENTS = (*HUNTS.values(), *LEVEL4.values())
 THRESHOLDS = {"5D": (80, 81, 82), "5T": (150, 160, 170)}
 DATA = Path(__file__).resolve().parents[1] / "nmcs" / "data"
 LITERATURE = {
@@ -78,70 +93,127 @@ _GAME_FILE = re.compile(r"search-(\d+)-score-(\d+)\.psol$")
 
 
 def analyze(ctx: Context) -> list[Claim]:
-    claims: list[Claim] = []
-    hunts = {v: ctx.results(e) for v, e in HUNTS.items()}
+    """The Morpion and SameGame record claims; RECORDS.md when either ran at this scale."""
+    claims, lines = morpion_section(ctx)
+    samegame_claims, samegame_lines = samegame_records.section(ctx)
+    claims += samegame_claims
+    if lines or samegame_lines:
+        write_page(ctx, claims, lines + samegame_lines)
+    return claims
+
+
+def hunt_rows(ctx: Context) -> dict[str, pd.DataFrame]:
+    """variant -> the searches of every experiment of that variant, each row with its
+    experiment in ``hunt``."""
+    hunts = {}
+    for variant, experiments in SOURCES.items():
+        parts = [ctx.results(e).assign(hunt=e) for e in experiments]
+        parts = [p for p in parts if len(p)]
+        hunts[variant] = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return hunts
+
+
+def morpion_section(ctx: Context) -> tuple[list[Claim], list[str]]:
+    """The Morpion claims and the Morpion part of RECORDS.md (none when no hunt ran)."""
+    hunts = hunt_rows(ctx)
     distribution_rows, probability_rows = [], []
     for variant, df in hunts.items():
         if df.empty:
             continue
-        for level, part in df.groupby("level"):
+        for (hunt, level), part in df.groupby(["hunt", "level"], sort=False):
             distribution_rows += [
-                {"variant": variant, "level": int(level), "score": int(s), "searches": int(c)}
+                {
+                    "variant": variant,
+                    "experiment": hunt,
+                    "level": int(level),
+                    "score": int(s),
+                    "searches": int(c),
+                }
                 for s, c in part["score"].value_counts().sort_index().items()
             ]
-            probability_rows += probabilities(variant, int(level), part)
-    if distribution_rows:
-        save_table(pd.DataFrame(distribution_rows), ctx.tables, "records_distribution")
-        save_table(pd.DataFrame(probability_rows), ctx.tables, "records_probabilities")
+            probability_rows += probabilities(variant, int(level), part, str(hunt))
+    five_d = hunts["5D"]
+    five_d = five_d[five_d["hunt"] == HUNTS["5D"]] if len(five_d) else five_d
     if not distribution_rows:  # no hunt at this scale: nothing to replay or draw
         return [
-            record_claim(ctx, hunts["5D"], pd.DataFrame()),
+            record_claim(ctx, five_d, pd.DataFrame()),
             efficiency_claim(ctx, pd.DataFrame()),
-        ]
+        ], []
+    distribution = pd.DataFrame(distribution_rows)
+    probs = pd.DataFrame(probability_rows)
+    save_table(distribution, ctx.tables, "records_distribution")
+    save_table(probs, ctx.tables, "records_probabilities")
     games = found_games(ctx)
     if len(games):
         save_table(games, ctx.tables, "records_games")
     drawn = pictures(ctx, games)
-    claims.append(record_claim(ctx, hunts["5D"], games))
-    efficiency = efficiency_table(ctx, hunts["5D"]) if not hunts["5D"].empty else pd.DataFrame()
+    claims = [record_claim(ctx, five_d, games)]
+    efficiency = efficiency_table(ctx, five_d) if not five_d.empty else pd.DataFrame()
     claims.append(efficiency_claim(ctx, efficiency))
-    write_page(ctx, pd.DataFrame(probability_rows), games, efficiency, drawn, claims)
-    return claims
+    firsts = level4_firsts(hunts)
+    claims += level4_claims(ctx, hunts, games, probs, firsts)
+    lines = morpion_lines(ctx, probs, distribution, games, efficiency, drawn, firsts)
+    return claims, lines
 
 
-def write_page(
+def write_page(ctx: Context, claims: list[Claim], sections: list[str]) -> Path:
+    """``<outputs>/RECORDS.md``: the claims, then each game's section (its numbers, the games of
+    the record length with the commands that reproduce them, the pictures), beside
+    REPRODUCTION.md."""
+    lines = ["# Records", ""]
+    lines += [f"- **{c.claim}**: {c.ours} ({c.verdict}; {c.paper})" for c in claims]
+    lines += ["", *sections]
+    page = ctx.outputs / "RECORDS.md"
+    page.write_text("\n".join(lines).rstrip("\n") + "\n")
+    return page
+
+
+def morpion_lines(
     ctx: Context,
     probs: pd.DataFrame,
+    distribution: pd.DataFrame,
     games: pd.DataFrame,
     efficiency: pd.DataFrame,
     drawn: list[Path],
-    claims: list[Claim],
-) -> Path:
-    """``<outputs>/RECORDS.md``: the hunts' numbers, the games of the record length with the
-    commands that reproduce them, and the pictures, beside REPRODUCTION.md."""
+    firsts: pd.DataFrame,
+) -> list[str]:
+    """The Morpion section of RECORDS.md."""
     book, _, _ = _morpion()
-    lines = ["# Records", ""]
-    lines += [f"- **{c.claim}**: {c.ours} ({c.verdict}; {c.paper})" for c in claims]
-    lines += ["", "## NRPA (N = 100): P(score >= k) and the cost of a first such game", ""]
+    lines = ["## Morpion Solitaire", ""]
+    lines += ["### NRPA (N = 100): P(score >= k) and the cost of a first such game", ""]
     lines += [
-        "Core-hours are the searches' own wall seconds, one thread each, on the machine that ran "
-        "them (the rows' `seconds`): a search that shared its core with other work counts the "
-        "wait too, so these are upper bounds of a quiet core's cost "
-        "(`python benchmarks/bench_nrpa.py` measures that).",
+        "Core-hours are one core's: the searches' own CPU time (`cpu_seconds`, the thread of "
+        "each search; clock `CPU`) where every search of the hunt carries it, else their wall "
+        "seconds (clock `wall`: searches published before CPU time was recorded; a search that "
+        "shared its core counts the wait too, so these are upper bounds of a quiet core's "
+        "cost; `python benchmarks/bench_nrpa.py` measures that).",
         "",
     ]
     lines += [
-        "| variant | level | k | searches | hits | P (Wilson 95%) | expected core-hours (95%) |",
-        "|---|---|---|---|---|---|---|",
+        "| variant | experiment | level | k | searches | hits | P (Wilson 95%) | expected "
+        "core-hours (95%) | clock |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in probs.itertuples():
         lines.append(
-            f"| {r.variant} | {r.level} | {r.score_at_least} | {r.searches} | {r.hits} | {r.p:.3f} "
-            f"[{r.p_low:.3f}, {r.p_high:.3f}] | {_hours(r.expected_core_hours)} "
-            f"[{_hours(r.core_hours_low)}, {_hours(r.core_hours_high)}] |"
+            f"| {r.variant} | {r.experiment} | {r.level} | {r.score_at_least} | {r.searches} | "
+            f"{r.hits} | {r.p:.3f} [{r.p_low:.3f}, {r.p_high:.3f}] | "
+            f"{_hours(r.expected_core_hours)} [{_hours(r.core_hours_low)}, "
+            f"{_hours(r.core_hours_high)}] | {r.clock} |"
         )
+    for r in firsts.itertuples():
+        scores = distribution[
+            (distribution["experiment"] == r.experiment) & (distribution["level"] == r.level)
+        ]
+        lines += ["", f"### Morpion {r.variant} at level {r.level} (`{r.experiment}`)", ""]
+        lines.append(
+            "Scores (searches): "
+            + ", ".join(f"{s.score} ({s.searches})" for s in scores.itertuples())
+            + "."
+        )
+        lines += ["", f"{first_text(r)}.", ""]
     if len(efficiency):
-        lines += ["", f"## Games of {EFFICIENCY_SCORE}+ per core-hour on Morpion 5D", ""]
+        lines += ["", f"### Games of {EFFICIENCY_SCORE}+ per core-hour on Morpion 5D", ""]
         lines += ["| algorithm | searches | core-hours | best | hits | per core-hour (95%) |"]
         lines += ["|---|---|---|---|---|---|"]
         for r in efficiency.itertuples():
@@ -151,29 +223,39 @@ def write_page(
             )
     best = {v: book.best_known[v] for v in HUNTS}
     top = games[games["score"] >= games["variant"].map(best)] if len(games) else games
-    lines += ["", "## Our games of the record length, and how to reproduce each", ""]
+    lines += ["", "### Our games of the record length, and how to reproduce each", ""]
     if top.empty:
         lines.append("None yet.")
     for r in top.itertuples():
         lines.append(f"- {r.variant}, {r.score} moves, search {r.search}: `{r.command}`")
-    lines += ["", "## Pictures", ""]
+    lines += ["", "### Pictures", ""]
     for path in drawn:
         rel = path.relative_to(ctx.outputs) if path.is_relative_to(ctx.outputs) else path
         lines.append(f"![{path.stem}]({rel.as_posix()})")
-    page = ctx.outputs / "RECORDS.md"
-    page.write_text("\n".join(lines) + "\n")
-    return page
+    return lines + [""]
 
 
 def _hours(value: float) -> str:
     return "-" if not np.isfinite(value) else f"{value:.2f}"
 
 
-def probabilities(variant: str, level: int, part: pd.DataFrame) -> list[dict]:
+def _clock(part: pd.DataFrame) -> tuple[str, float]:
+    """('CPU', mean CPU seconds a search) where every search carries its CPU time, else
+    ('wall', mean wall seconds)."""
+    if "cpu_seconds" in part.columns and part["cpu_seconds"].notna().all():
+        return "CPU", float(part["cpu_seconds"].mean())
+    return "wall", float(part["seconds"].mean())
+
+
+def probabilities(
+    variant: str, level: int, part: pd.DataFrame, experiment: str | None = None
+) -> list[dict]:
     """P(score >= k) with its Wilson interval, and the expected core-hours to a first such game
-    (one core: the mean search time over P), for the thresholds of ``variant``."""
+    (one core: the mean search time over P, CPU time where every search has it, else wall
+    time, the ``clock`` says which), for the thresholds of ``variant``."""
     n = len(part)
-    hours = float(part["seconds"].mean()) / 3600.0
+    clock, seconds = _clock(part)
+    hours = seconds / 3600.0
     rows = []
     for k in THRESHOLDS[variant]:
         hits = int((part["score"] >= k).sum())
@@ -181,6 +263,7 @@ def probabilities(variant: str, level: int, part: pd.DataFrame) -> list[dict]:
         rows.append(
             {
                 "variant": variant,
+                "experiment": experiment or HUNTS[variant],
                 "level": level,
                 "score_at_least": k,
                 "searches": n,
@@ -188,6 +271,7 @@ def probabilities(variant: str, level: int, part: pd.DataFrame) -> list[dict]:
                 "p": hits / n,
                 "p_low": low,
                 "p_high": high,
+                "clock": clock,
                 "core_hours_per_search": hours,
                 "expected_core_hours": hours / (hits / n) if hits else float("inf"),
                 "core_hours_low": hours / high if high > 0 else float("inf"),
@@ -197,38 +281,158 @@ def probabilities(variant: str, level: int, part: pd.DataFrame) -> list[dict]:
     return rows
 
 
+def first_reach(part: pd.DataFrame, k: int) -> dict:
+    """The first search (in seed and index order) that scores ``k`` or more, and the CPU
+    core-hours of the searches up to it (all of them when none does; NaN when some carry no
+    CPU time)."""
+    ordered = part.sort_values(["seed", "search"], kind="stable")
+    hits = (ordered["score"] >= k).to_numpy()
+    first = int(np.argmax(hits)) if hits.any() else None
+    spent = ordered if first is None else ordered.iloc[: first + 1]
+    try:
+        hours = cpu_hours(spent)
+    except ValueError:
+        hours = float("nan")
+    return {
+        "score_at_least": k,
+        "searches": len(ordered),
+        "first_search": None if first is None else int(ordered["search"].iloc[first]),
+        "searches_spent": len(spent),
+        "cpu_core_hours": hours,
+    }
+
+
+def level4_firsts(hunts: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """For each level-4 experiment that ran: its level, and its first game of LEVEL4_TARGET."""
+    rows = []
+    for variant, experiment in LEVEL4.items():
+        df = hunts[variant]
+        part = df[df["hunt"] == experiment] if len(df) else df
+        if part.empty:
+            continue
+        level = int(part["level"].max())
+        part = part[part["level"] == level]
+        rows.append(
+            {
+                "variant": variant,
+                "experiment": experiment,
+                "level": level,
+                "best": int(part["score"].max()),
+                **first_reach(part, LEVEL4_TARGET),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def first_text(r) -> str:
+    """'first 170 in search 3, after 2.10 CPU core-hours (the 4 searches up to it)' or '170 not
+    reached in ...' (``r``: a row of ``level4_firsts``)."""
+    hours = float(r.cpu_core_hours)
+    spent = f"{hours:.2f} CPU core-hours" if np.isfinite(hours) else "CPU time not recorded"
+    k = int(r.score_at_least)
+    if r.first_search is None or not np.isfinite(r.first_search):
+        return f"{k} not reached in {spent} ({int(r.searches)} searches, best {int(r.best)})"
+    return (
+        f"first {k} in search {int(r.first_search)}, after {spent} (the "
+        f"{int(r.searches_spent)} searches up to it)"
+    )
+
+
+def level4_claims(
+    ctx: Context,
+    hunts: dict[str, pd.DataFrame],
+    games: pd.DataFrame,
+    probs: pd.DataFrame,
+    firsts: pd.DataFrame,
+) -> list[Claim]:
+    """A record row per level-4 experiment that ran: reached when a saved game of
+    LEVEL4_TARGET or more replays, with P(>= 160), P(>= 170) and the CPU time spent; not a
+    statistical test."""
+    book, _, _ = _morpion()
+    claims = []
+    for r in firsts.itertuples():
+        df = hunts[r.variant]
+        part = df[(df["hunt"] == r.experiment) & (df["level"] == r.level)]
+        rows = probs[(probs["experiment"] == r.experiment) & (probs["level"] == r.level)]
+        shown = rows[rows["score_at_least"] >= LEVEL4_TARGET - 10]
+        chances = "; ".join(
+            f"P(>= {p.score_at_least}) {p.p:.3f} [{p.p_low:.3f}, {p.p_high:.3f}]"
+            for p in shown.itertuples()
+        )
+        hits = (
+            games[(games["experiment"] == r.experiment) & (games["score"] >= LEVEL4_TARGET)]
+            if len(games)
+            else games
+        )
+        ours = (
+            f"best {r.best} in {r.searches} searches (mean {part['score'].mean():.1f}); "
+            f"{chances} (Wilson 95%); {first_text(r)}; {len(hits)} game(s) of "
+            f"{LEVEL4_TARGET}+ saved and replayed; a best-of result, not a statistical test"
+        )
+        claims.append(
+            Claim(
+                SECTION,
+                f"level-{r.level} NRPA (N = 100) finds a Morpion {r.variant} game of "
+                f"{LEVEL4_TARGET} moves or more",
+                f"{LEVEL4_TARGET} (Bruneau 1976, by hand); {book.best_known[r.variant]} "
+                "with NRPA (Rosin 2011)",
+                ours,
+                REACHED if len(hits) else NOT_REACHED,
+                rerun_command(ctx.scale, r.experiment),
+                reads=cells_read(part),
+            )
+        )
+    return claims
+
+
 def found_games(ctx: Context) -> pd.DataFrame:
-    """Every saved game of the hunts, replayed from its file: variant, cell, search, score,
-    the replayed length, and the command that reruns that search and checks it."""
+    """Every saved game of the hunts, replayed from its file: variant, experiment, cell, search,
+    score, the replayed length, and the command that reruns that search and checks it.
+    ResultsFileError (one line naming the file) for a file that does not replay to the length
+    it is named with."""
     _, read_psol, _ = _morpion()
     rows = []
-    for variant, experiment in HUNTS.items():
-        folder = ctx.results_dir / experiment
-        for path in sorted(folder.glob("**/records/**/*.psol")):
-            m = _GAME_FILE.search(path.name)
-            if not m:
-                continue
-            _, moves = read_psol(path, variant=variant)  # ValueError: a file that does not replay
-            if variant == "5D":  # and again in plain Python, sharing no code with the engine
-                independent = independent_morpion.replay_psol(path.read_text()).score
-                if independent != len(moves):
-                    raise ValueError(f"{path}: {len(moves)} moves, {independent} independently")
-            cell_folder = path.parent if path.parent.name != "records" else path.parent.parent
-            rows.append(
-                {
-                    "variant": variant,
-                    "cell": cell_folder.name,
-                    "search": int(m.group(1)),
-                    "score": int(m.group(2)),
-                    "replayed": len(moves),
-                    "file": str(path.relative_to(ctx.results_dir)),
-                    "command": rerun_search_command(ctx, experiment, cell_folder.name, m.group(1)),
-                }
-            )
+    for variant, experiments in SOURCES.items():
+        for experiment in experiments:
+            folder = ctx.results_dir / experiment
+            for path in sorted(folder.glob("**/records/**/*.psol")):
+                m = _GAME_FILE.search(path.name)
+                if not m:
+                    continue
+                try:
+                    _, moves = read_psol(path, variant=variant)  # a file that does not replay
+                except ValueError as error:
+                    text = str(error)
+                    raise ResultsFileError(
+                        text if str(path) in text else f"{path}: {text}"
+                    ) from None
+                if variant == "5D":  # and again in plain Python, sharing no code with the engine
+                    independent = independent_morpion.replay_psol(path.read_text()).score
+                    if independent != len(moves):
+                        raise ResultsFileError(
+                            f"{path}: {len(moves)} moves, {independent} independently"
+                        )
+                cell_folder = path.parent if path.parent.name != "records" else path.parent.parent
+                rows.append(
+                    {
+                        "variant": variant,
+                        "experiment": experiment,
+                        "cell": cell_folder.name,
+                        "search": int(m.group(1)),
+                        "score": int(m.group(2)),
+                        "replayed": len(moves),
+                        "file": str(path.relative_to(ctx.results_dir)),
+                        "command": rerun_search_command(
+                            ctx, experiment, cell_folder.name, m.group(1)
+                        ),
+                    }
+                )
     df = pd.DataFrame(rows)
     if len(df) and (df["replayed"] != df["score"]).any():
         bad = df[df["replayed"] != df["score"]].iloc[0]
-        raise ValueError(f"{bad['file']}: replays to {bad['replayed']} moves, named {bad['score']}")
+        raise ResultsFileError(
+            f"{bad['file']}: replays to {bad['replayed']} moves, named {bad['score']}"
+        )
     return df
 
 
@@ -255,7 +459,9 @@ def pictures(ctx: Context, games: pd.DataFrame) -> list[Path]:
             for row in top.itertuples():
                 _, moves = read_psol(ctx.results_dir / row.file, variant=row.variant)
                 title = f"Morpion {row.variant}, {row.score} moves (NRPA, search {row.search})"
-                stem = out / f"ours_{row.variant}_{row.score}_search{row.search}"
+                # The hunt's games keep their names; another experiment's are named by it.
+                other = "" if row.experiment == HUNTS[row.variant] else f"_{row.experiment}"
+                stem = out / f"ours_{row.variant}_{row.score}_search{row.search}{other}"
                 drawn += draw_game(moves, stem, title=title, formats=("png",))
     for variant, (path, who) in LITERATURE.items():
         _, moves = read_psol(path, variant=variant)
