@@ -19,6 +19,7 @@ from analysis import (
     nrpa,
     records,
     samegame,
+    samegame_policy,
     sudoku,
     twoplayer,
 )
@@ -34,6 +35,7 @@ MODULES = (
     morpion_nmcs,
     morpion_reflexive,
     samegame,
+    samegame_policy,
     sudoku,
     beam,
     twoplayer,
