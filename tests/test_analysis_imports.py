@@ -28,10 +28,20 @@ def test_the_morpion_modules_name_every_morpion_experiment():
     from analysis.publish import EXPERIMENTS_DIR
 
     conf = {p.stem for p in EXPERIMENTS_DIR.glob("morpion_*.yaml")}
-    # The record hunts have a module of their own (analysis.records).
-    assert set(morpion_common.EXPERIMENTS) | set(records.HUNTS.values()) == conf
+    # The record hunts (and 5T at level 4) have a module of their own (analysis.records).
+    assert set(morpion_common.EXPERIMENTS) | set(records.EXPERIMENTS) == conf
+    assert set(records.HUNTS.values()) | set(records.LEVEL4.values()) == set(records.EXPERIMENTS)
     nmcs = {*morpion_nmcs.DISTRIBUTIONS, "morpion_fig10"}
     reflexive = {e for _, e, *_ in morpion_reflexive.TABLES}
     reflexive |= {"morpion_reflexive_table4_5", morpion_reflexive.UCT_C}
     assert set(morpion_common.NMCS_EXPERIMENTS) == nmcs
     assert set(morpion_common.REFLEXIVE_EXPERIMENTS) == reflexive
+
+
+def test_the_samegame_modules_name_every_samegame_experiment():
+    from analysis import samegame, samegame_policy, samegame_records
+    from analysis.publish import EXPERIMENTS_DIR
+
+    conf = {p.stem for p in EXPERIMENTS_DIR.glob("samegame_*.yaml")}
+    named = {*samegame.EXPERIMENTS, samegame_records.EXPERIMENT, samegame_policy.EXPERIMENT}
+    assert named == conf
