@@ -298,7 +298,7 @@ def totals(ctx: Context, df: pd.DataFrame, paper: dict) -> pd.DataFrame:
             {
                 "total": f"{t['label']} ({t['source']})",
                 "score": int(t["total"]),
-                "searches": t["searches"],
+                "searches": t["searches"] or "not in our sources",
                 "cpu_core_hours": "not in our sources",
                 "machine": "-",
             }
@@ -324,7 +324,9 @@ def level_claims(df: pd.DataFrame, paper: dict, command: str) -> list[Claim]:
             f"level-{level} NRPA (N = 100, tabu playouts): its total over the 20 positions is "
             f"above {t['label']}'s"
         )
-        theirs = f"{t['total']:,} ({t['label']}, {t['source']}; {t['searches']})"
+        theirs = f"{t['total']:,} ({t['label']}, {t['source']}" + (
+            f"; {t['searches']})" if t["searches"] else "; its searches not in our sources)"
+        )
         positions = top["instance"].nunique() if len(top) else 0
         if positions < POSITIONS:
             ours = f"only {positions} of {POSITIONS} positions run" + (
@@ -342,8 +344,8 @@ def level_claims(df: pd.DataFrame, paper: dict, command: str) -> list[Claim]:
         )
         if not np.isfinite(low):
             ours = (
-                f"first search a position {first:,}; {int(fewest)} search at a position: no "
-                f"spread ({rule})"
+                f"first search a position {first:,}; a position with {int(fewest)} search "
+                f"only: no spread ({rule})"
             )
             verdict: str = NOT_ENOUGH
         else:

@@ -368,3 +368,8 @@ def test_the_level4_record_row_is_reached_only_by_a_saved_replayed_game(tmp_path
     assert "not a statistical test" in claim.ours
     unsaved = records.level4_claims(ctx, hunts, games.iloc[:0], probs, firsts)[0]
     assert unsaved.verdict == NOT_REACHED
+
+
+def test_the_nmcs_total_is_table_1s():
+    table_1 = paper_values("samegame")["totals"]["level3m"]
+    assert PAPER["totals"]["nmcs_level3"]["total"] == table_1
