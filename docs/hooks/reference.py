@@ -12,8 +12,8 @@ by hand, so they cannot drift from the code:
   ``rows`` methods) with what each holds;
 - ``reference/api.md``: every name of ``nmcs.__all__``, for mkdocstrings to document;
 
-and the published paper-scale report (``results/paper``: ``REPRODUCTION.md``, ``RUNS.md`` and
-the figures) under ``published/``, as committed.
+and the published paper-scale report (``results/paper``: ``REPRODUCTION.md``, ``RUNS.md``,
+``RECORDS.md``, the figures and the record games' pictures) under ``published/``, as committed.
 
 The range of a key is what ``run.py``'s pre-flight check answers when the key is given a value
 out of every range (-1, ``[-1]`` or ``"?"``): the real check's own words, not a copy of it. Only
@@ -606,11 +606,15 @@ def on_files(files: Any, config: Any) -> Any:
 
     for path, make in PAGES.items():
         files.append(File.generated(config, path, content=make() + "\n"))
-    for name in ("REPRODUCTION.md", "RUNS.md"):
+    for name in ("REPRODUCTION.md", "RUNS.md", "RECORDS.md"):
         files.append(
             File.generated(config, f"published/{name}", abs_src_path=str(PUBLISHED / name))
         )
-    for figure in sorted((PUBLISHED / "figures").glob("*.png")):
-        src = f"published/figures/{figure.name}"
-        files.append(File.generated(config, src, abs_src_path=str(figure)))
+    # The figures, and the pictures RECORDS.md links to (its record games').
+    records = PUBLISHED / "RECORDS.md"
+    linked = re.findall(r"\]\(([^)\s]+\.png)\)", records.read_text()) if records.exists() else []
+    pictures = {*(PUBLISHED / "figures").glob("*.png"), *(PUBLISHED / link for link in linked)}
+    for picture in sorted(p for p in pictures if p.is_file()):
+        src = f"published/{picture.relative_to(PUBLISHED).as_posix()}"
+        files.append(File.generated(config, src, abs_src_path=str(picture)))
     return files
