@@ -359,8 +359,14 @@ def level4_claims(
             f"P(>= {p.score_at_least}) {p.p:.3f} [{p.p_low:.3f}, {p.p_high:.3f}]"
             for p in shown.itertuples()
         )
+        # The saved games of the searches counted (a cell still running saves games too).
+        counted = set(part.loc[part["score"] >= LEVEL4_TARGET, "search"])
         hits = (
-            games[(games["experiment"] == r.experiment) & (games["score"] >= LEVEL4_TARGET)]
+            games[
+                (games["experiment"] == r.experiment)
+                & (games["score"] >= LEVEL4_TARGET)
+                & games["search"].isin(counted)
+            ]
             if len(games)
             else games
         )
