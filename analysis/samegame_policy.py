@@ -1,14 +1,16 @@
-"""SameGame NRPA's playout rule at equal time (experiment samegame_nrpa_policy): on each of
-positions 0-2, level-2 NRPA (N = 100) searches restarted until ``budget.seconds`` are spent,
-with the tabu rule of the SameGame NRPA literature (``game.policy=tabu``) against playouts that
-list every group (``game.policy=random``).
+"""SameGame NRPA's playout rule at equal time (experiments samegame_nrpa_policy and
+samegame_gnrpa_bias): on each of positions 0-2, level-2 searches restarted until
+``budget.seconds`` are spent, NRPA (N = 100) with the tabu rule of the SameGame NRPA literature
+(``game.policy=tabu``) against NRPA whose playouts list every group (``game.policy=random``) and
+against GNRPA whose playouts list every group with a bias against the tabu colour
+(``game.policy=bias``).
 
-The statement, one per position: the tabu rule scores higher than every group at equal time.
-Its test: Welch's 95% interval of mean(tabu) - mean(random) over independent cells (``seeds=cell``),
-with a tolerance of 0 points (above 0: 'agrees'; below: 'differs', with its p-value; holding 0:
-'not enough data'), and at least ``MIN_SEARCHES`` searches a side (fewer: 'not enough data').
-Both are printed in the row; so are the mean CPU seconds a search of each side, which show how
-equal the time was.
+The statements, per position and per other choice: NRPA with the tabu rule scores higher at
+equal time. The test: Welch's 95% interval of mean(tabu) - mean(other) over independent cells
+(``seeds=cell``), with a tolerance of 0 points (above 0: 'agrees'; below: 'differs', with its
+p-value; holding 0: 'not enough data'), and at least ``MIN_SEARCHES`` searches a side (fewer:
+'not enough data'). Both are printed in the row; so are the mean CPU seconds a search of each
+side, which show how equal the time was (``budget.seconds`` is the search's clock).
 """
 
 from __future__ import annotations
@@ -27,26 +29,41 @@ from analysis.common import (
     welch_diff,
 )
 
-SECTION = "SameGame NRPA: the tabu playout rule against every group, at equal time"
+SECTION = "SameGame NRPA: the playout rule at equal time (tabu, every group, GNRPA's bias)"
 EXPERIMENT = "samegame_nrpa_policy"
+BIAS_EXPERIMENT = "samegame_gnrpa_bias"
+EXPERIMENTS = (EXPERIMENT, BIAS_EXPERIMENT)
 POSITIONS = (0, 1, 2)
 MIN_SEARCHES = 30  # a side
-TOLERANCE = 0.0  # points: tabu - random must be above this
-TREATMENT, CONTROL = "tabu", "random"
+TOLERANCE = 0.0  # points: tabu - other must be above this
+# (algorithm, game.policy) -> the choice's name; the first is the one every other is set against.
+CHOICES = {("nrpa", "tabu"): "tabu", ("nrpa", "random"): "random", ("gnrpa", "bias"): "bias"}
+TREATMENT = "tabu"
+AGAINST = {
+    "random": ("with every group", EXPERIMENT),
+    "bias": ("GNRPA with its bias against the tabu colour", BIAS_EXPERIMENT),
+}
 
 
 def load(ctx: Context) -> pd.DataFrame:
-    df = ctx.results(EXPERIMENT)
-    if df.empty:
-        return df
-    df = df[(df["game"] == "samegame") & (df["algo"] == "nrpa")]
+    """The searches of both experiments with their ``choice`` (tabu, random, bias)."""
+    parts = [ctx.results(e) for e in EXPERIMENTS]
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame()
+    df = pd.concat(parts, ignore_index=True)
+    df = df[df["game"] == "samegame"]
+    choice = pd.Series(
+        [CHOICES.get((a, p)) for a, p in zip(df["algo"], df["policy"], strict=True)], df.index
+    )
     instance = pd.to_numeric(df["instance"], errors="coerce")
-    return df.assign(instance=instance)[instance.notna()].astype({"instance": int})
+    keep = choice.notna() & instance.notna()
+    return df.assign(choice=choice, instance=instance)[keep].astype({"instance": int})
 
 
 def cells(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean, n and CPU seconds of each (position, level, budget, policy)."""
-    keys = ["instance", "level", "budget_seconds", "policy"]
+    """Mean, n and CPU seconds of each (position, choice, level, budget)."""
+    keys = ["instance", "choice", "algo", "policy", "level", "budget_seconds"]
     cpu = df["cpu_seconds"] if "cpu_seconds" in df.columns else pd.Series(float("nan"), df.index)
     return (
         df.assign(cpu_seconds=cpu)
@@ -63,39 +80,52 @@ def cells(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def policy_claim(instance: int, tabu: pd.DataFrame, every: pd.DataFrame, command: str) -> Claim:
-    """The claim of one position, from its tabu and random searches at one level and budget."""
-    level = int(pd.concat([tabu, every])["level"].max()) if len(tabu) + len(every) else 2
-    budget = pd.concat([tabu, every])["budget_seconds"].dropna().unique()
+def _cpu(rows: pd.DataFrame) -> str:
+    if "cpu_seconds" not in rows or rows["cpu_seconds"].isna().any():
+        return "not recorded"
+    return f"{rows['cpu_seconds'].mean():.2f}"
+
+
+def policy_claim(
+    instance: int, tabu: pd.DataFrame, other: pd.DataFrame, command: str, against: str = "random"
+) -> Claim:
+    """The claim of one position: NRPA with the tabu rule against the choice ``against``
+    (random: every group; bias: GNRPA's bias), from their searches at one level and budget."""
+    both = pd.concat([tabu, other])
+    level = int(both["level"].max()) if len(both) else 2
+    budget = both["budget_seconds"].dropna().unique() if len(both) else []
     at = f"{budget[0]:g} s a search" if len(budget) == 1 else "equal time"
+    words, _ = AGAINST[against]
     statement = (
-        f"position {instance}: level-{level} NRPA with the tabu rule scores higher than with every "
-        f"group, at {at}"
+        f"position {instance}: level-{level} NRPA with the tabu rule scores higher than "
+        f"{words}, at {at}"
     )
     paper = "the SameGame NRPA literature plays its playouts under the tabu rule"
-    if tabu.empty or every.empty:
-        missing = " or ".join(p for p, rows in ((TREATMENT, tabu), (CONTROL, every)) if rows.empty)
+    if tabu.empty or other.empty:
+        missing = " or ".join(c for c, rows in ((TREATMENT, tabu), (against, other)) if rows.empty)
         return Claim(SECTION, statement, paper, f"no {missing} searches", NOT_RUN, command)
-    diff, low, high = welch_diff(tabu["score"], every["score"])
-    n_t, n_r = len(tabu), len(every)
-
-    def cpu(rows: pd.DataFrame) -> str:
-        if "cpu_seconds" not in rows or rows["cpu_seconds"].isna().any():
-            return "not recorded"
-        return f"{rows['cpu_seconds'].mean():.2f}"
-
+    diff, low, high = welch_diff(tabu["score"], other["score"])
+    n_t, n_o = len(tabu), len(other)
     ours = (
-        f"tabu {tabu['score'].mean():,.0f}, every group {every['score'].mean():,.0f}: "
+        f"tabu {tabu['score'].mean():,.0f}, {against} {other['score'].mean():,.0f}: "
         f"{diff:+,.0f} [{low:+,.0f}, {high:+,.0f}] (Welch 95%; tolerance {TOLERANCE:g} points; "
-        f"n = {n_t}, {n_r}, at least {MIN_SEARCHES} a side; CPU s a search {cpu(tabu)}, "
-        f"{cpu(every)})"
+        f"n = {n_t}, {n_o}, at least {MIN_SEARCHES} a side; CPU s a search {_cpu(tabu)}, "
+        f"{_cpu(other)})"
     )
-    if min(n_t, n_r) < MIN_SEARCHES:
+    if min(n_t, n_o) < MIN_SEARCHES:
         verdict: str = NOT_ENOUGH
     else:
         verdict = verdict_sign(low - TOLERANCE, high - TOLERANCE)
-    reads = cells_read(tabu, every)
-    return Claim(SECTION, statement, paper, ours, verdict, command, reads=reads)
+    return Claim(SECTION, statement, paper, ours, verdict, command, reads=cells_read(tabu, other))
+
+
+def _one_setting(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the (level, budget) with the most searches: one comparison a position."""
+    if rows.empty:
+        return rows
+    level, budget = rows.groupby(["level", "budget_seconds"], dropna=False).size().idxmax()
+    same = rows["budget_seconds"].isna() if pd.isna(budget) else rows["budget_seconds"] == budget
+    return rows[(rows["level"] == level) & same]
 
 
 def analyze(ctx: Context) -> list[Claim]:
@@ -103,21 +133,17 @@ def analyze(ctx: Context) -> list[Claim]:
     if df.empty:
         return []
     save_table(cells(df), ctx.tables, "samegame_nrpa_policy")
-    command = rerun_command(ctx.scale, EXPERIMENT)
+    ran = set(df["experiment"]) if "experiment" in df.columns else set(EXPERIMENTS)
     claims = []
-    for instance in POSITIONS:
-        rows = df[df["instance"] == instance]
-        # One comparison per position: the level and budget with the most searches.
-        if len(rows):
-            keys = ["level", "budget_seconds"]
-            top = rows.groupby(keys, dropna=False).size().idxmax()
-            same = (rows["level"] == top[0]) & (
-                rows["budget_seconds"].isna()
-                if pd.isna(top[1])
-                else rows["budget_seconds"] == top[1]
+    for against, (_, experiment) in AGAINST.items():
+        if experiment not in ran:
+            continue  # the report's 'not run' list names it
+        command = rerun_command(ctx.scale, *dict.fromkeys((EXPERIMENT, experiment)))
+        for instance in POSITIONS:
+            rows = _one_setting(
+                df[(df["instance"] == instance) & df["choice"].isin([TREATMENT, against])]
             )
-            rows = rows[same]
-        tabu = rows[rows["policy"] == TREATMENT]
-        every = rows[rows["policy"] == CONTROL]
-        claims.append(policy_claim(instance, tabu, every, command))
+            tabu = rows[rows["choice"] == TREATMENT]
+            other = rows[rows["choice"] == against]
+            claims.append(policy_claim(instance, tabu, other, command, against))
     return claims

@@ -43,5 +43,5 @@ def test_the_samegame_modules_name_every_samegame_experiment():
     from analysis.publish import EXPERIMENTS_DIR
 
     conf = {p.stem for p in EXPERIMENTS_DIR.glob("samegame_*.yaml")}
-    named = {*samegame.EXPERIMENTS, samegame_records.EXPERIMENT, samegame_policy.EXPERIMENT}
+    named = {*samegame.EXPERIMENTS, samegame_records.EXPERIMENT, *samegame_policy.EXPERIMENTS}
     assert named == conf

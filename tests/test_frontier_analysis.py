@@ -236,15 +236,15 @@ def test_the_plain_python_replay_agrees_with_the_engine():
 # ---------------------------------------------------------------- SameGame: the tabu rule
 
 
-def policy_rows(tabu, every, instance=0):
+def policy_rows(tabu, every, instance=0, bias=()):
     rows = []
-    for policy, scores in (("tabu", tabu), ("random", every)):
+    for policy, scores in (("tabu", tabu), ("random", every), ("bias", bias)):
         rows += [
             {
-                "experiment": "samegame_nrpa_policy",
+                "experiment": "samegame_gnrpa_bias" if policy == "bias" else "samegame_nrpa_policy",
                 "cell": f"{instance}{policy}",
                 "game": "samegame",
-                "algo": "nrpa",
+                "algo": "gnrpa" if policy == "bias" else "nrpa",
                 "instance": instance,
                 "policy": policy,
                 "level": 2,
@@ -257,6 +257,12 @@ def policy_rows(tabu, every, instance=0):
             for i, s in enumerate(scores)
         ]
     return pd.DataFrame(rows)
+
+
+def policy_ctx(rows, folder):
+    """A context that gives each experiment its own rows."""
+    by_experiment = {e: rows[rows["experiment"] == e] for e in samegame_policy.EXPERIMENTS}
+    return FrameContext(by_experiment, folder)
 
 
 @pytest.mark.parametrize(
@@ -273,8 +279,7 @@ def test_the_tabu_rule_claim_holds_only_where_tabu_scores_higher(
 ):
     noise = np.resize([-150, -50, 0, 50, 150], n)
     frames = [policy_rows(tabu_mean + noise, random_mean + noise, k) for k in (0, 1, 2)]
-    ctx = FrameContext(pd.concat(frames, ignore_index=True), tmp_path)
-    claims = samegame_policy.analyze(ctx)
+    claims = samegame_policy.analyze(policy_ctx(pd.concat(frames, ignore_index=True), tmp_path))
     assert [c.claim.split(":")[0] for c in claims] == ["position 0", "position 1", "position 2"]
     for claim in claims:
         assert claim.verdict == expected, claim.ours
@@ -285,9 +290,31 @@ def test_the_tabu_rule_claim_holds_only_where_tabu_scores_higher(
         assert p_value(claims[0].verdict) is not None
 
 
+def test_the_tabu_rule_against_gnrpas_bias(tmp_path):
+    noise = np.resize([-150, -50, 0, 50, 150], 30)
+    rows = pd.concat(
+        [policy_rows(2600 + noise, 2000 + noise, k, bias=2300 + noise) for k in (0, 1, 2)]
+    )
+    claims = samegame_policy.analyze(policy_ctx(rows, tmp_path))
+    assert len(claims) == 6
+    bias = [c for c in claims if "than GNRPA with its bias against the tabu colour" in c.claim]
+    assert len(bias) == 3 and all(c.verdict == AGREES for c in bias)
+    assert "samegame_gnrpa_bias" in bias[0].command
+    assert bias[0].ours.startswith("tabu 2,600, bias 2,300: +300 [")
+    # GNRPA's bias above the tabu rule: rejected.
+    rows = pd.concat(
+        [policy_rows(2000 + noise, 2000 + noise, k, bias=2600 + noise) for k in (0, 1, 2)]
+    )
+    claims = samegame_policy.analyze(policy_ctx(rows, tmp_path))
+    assert [c.verdict for c in claims if "GNRPA" in c.claim] == [DIFFERS] * 3
+    # Without the bias experiment, no bias rows: the report's 'not run' list names it.
+    claims = samegame_policy.analyze(policy_ctx(rows[rows["policy"] != "bias"], tmp_path))
+    assert len(claims) == 3 and not any("GNRPA" in c.claim for c in claims)
+
+
 def test_the_tabu_rule_claim_without_one_side_is_not_run(tmp_path):
     rows = policy_rows([2600] * 30, [])
-    claims = samegame_policy.analyze(FrameContext(rows, tmp_path))
+    claims = samegame_policy.analyze(policy_ctx(rows, tmp_path))
     assert claims[0].verdict == NOT_RUN and claims[0].ours == "no random searches"
     assert claims[1].ours == "no tabu or random searches"
 

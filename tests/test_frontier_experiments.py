@@ -1,13 +1,18 @@
 """The frontier experiments at quick scale through run.py and the analysis: SameGame's frontier
-(RECORDS.md's SameGame section, every saved game replayed, with its rerun command), the tabu
-rule at equal time, and Morpion 5T at level 4 beside the level-3 5T hunt."""
+(RECORDS.md's SameGame section, every saved game replayed, with its rerun command), the
+playout rules at equal time, and Morpion 5T at level 4 beside the level-3 5T hunt."""
 
 import pytest
 from helpers import run_quick_experiments
 
 pytestmark = pytest.mark.experiment
 
-EXPERIMENTS = ("samegame_frontier", "samegame_nrpa_policy", "morpion_5t_level4")
+EXPERIMENTS = (
+    "samegame_frontier",
+    "samegame_nrpa_policy",
+    "samegame_gnrpa_bias",
+    "morpion_5t_level4",
+)
 
 
 def test_frontier_experiments_at_quick_scale(tmp_path):
@@ -23,10 +28,11 @@ def test_frontier_experiments_at_quick_scale(tmp_path):
     assert "| ours: the best game of each position (2 of 20 positions) |" in samegame
     assert "### Morpion 5T at level 2 (`morpion_5t_level4`)" in records
     report = (outputs / "REPRODUCTION.md").read_text()
-    section = report.split("### SameGame NRPA: the tabu playout rule")[1].split("###")[0]
+    section = report.split("### SameGame NRPA: the playout rule at equal time")[1].split("###")[0]
     rows = [line for line in section.splitlines() if line.startswith("| position")]
-    # 3 searches a side, below the 30 a verdict needs.
-    assert len(rows) == 3 and all("| not enough data |" in r for r in rows)
+    # Against every group and against GNRPA's bias on 3 positions; 3 searches a side, below
+    # the 30 a verdict needs.
+    assert len(rows) == 6 and all("| not enough data |" in r for r in rows)
     section = report.split("### Records (SameGame)")[1].split("###")[0]
     assert section.count("only 2 of 20 positions run") == 5
     tables = outputs / "tables" / "quick"
