@@ -39,9 +39,10 @@ TOLERANCE = 0.0  # points: tabu - other must be above this
 # (algorithm, game.policy) -> the choice's name; the first is the one every other is set against.
 CHOICES = {("nrpa", "tabu"): "tabu", ("nrpa", "random"): "random", ("gnrpa", "bias"): "bias"}
 TREATMENT = "tabu"
+# The other choices: the statement's words, their label in a row, their experiment.
 AGAINST = {
-    "random": ("with every group", EXPERIMENT),
-    "bias": ("GNRPA with its bias against the tabu colour", BIAS_EXPERIMENT),
+    "random": ("with every group", "every group", EXPERIMENT),
+    "bias": ("GNRPA with its bias against the tabu colour", "GNRPA's bias", BIAS_EXPERIMENT),
 }
 
 
@@ -95,7 +96,7 @@ def policy_claim(
     level = int(both["level"].max()) if len(both) else 2
     budget = both["budget_seconds"].dropna().unique() if len(both) else []
     at = f"{budget[0]:g} s a search" if len(budget) == 1 else "equal time"
-    words, _ = AGAINST[against]
+    words, label, _ = AGAINST[against]
     statement = (
         f"position {instance}: level-{level} NRPA with the tabu rule scores higher than "
         f"{words}, at {at}"
@@ -107,7 +108,7 @@ def policy_claim(
     diff, low, high = welch_diff(tabu["score"], other["score"])
     n_t, n_o = len(tabu), len(other)
     ours = (
-        f"tabu {tabu['score'].mean():,.0f}, {against} {other['score'].mean():,.0f}: "
+        f"tabu {tabu['score'].mean():,.0f}, {label} {other['score'].mean():,.0f}: "
         f"{diff:+,.0f} [{low:+,.0f}, {high:+,.0f}] (Welch 95%; tolerance {TOLERANCE:g} points; "
         f"n = {n_t}, {n_o}, at least {MIN_SEARCHES} a side; CPU s a search {_cpu(tabu)}, "
         f"{_cpu(other)})"
@@ -135,7 +136,7 @@ def analyze(ctx: Context) -> list[Claim]:
     save_table(cells(df), ctx.tables, "samegame_nrpa_policy")
     ran = set(df["experiment"]) if "experiment" in df.columns else set(EXPERIMENTS)
     claims = []
-    for against, (_, experiment) in AGAINST.items():
+    for against, (_, _, experiment) in AGAINST.items():
         if experiment not in ran:
             continue  # the report's 'not run' list names it
         command = rerun_command(ctx.scale, *dict.fromkeys((EXPERIMENT, experiment)))

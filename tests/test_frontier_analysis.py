@@ -300,7 +300,7 @@ def test_the_tabu_rule_against_gnrpas_bias(tmp_path):
     bias = [c for c in claims if "than GNRPA with its bias against the tabu colour" in c.claim]
     assert len(bias) == 3 and all(c.verdict == AGREES for c in bias)
     assert "samegame_gnrpa_bias" in bias[0].command
-    assert bias[0].ours.startswith("tabu 2,600, bias 2,300: +300 [")
+    assert bias[0].ours.startswith("tabu 2,600, GNRPA's bias 2,300: +300 [")
     # GNRPA's bias above the tabu rule: rejected.
     rows = pd.concat(
         [policy_rows(2000 + noise, 2000 + noise, k, bias=2600 + noise) for k in (0, 1, 2)]
