@@ -214,12 +214,14 @@ def morpion_lines(
         lines += ["", f"{first_text(r)}.", ""]
     if len(efficiency):
         lines += ["", f"### Games of {EFFICIENCY_SCORE}+ per core-hour on Morpion 5D", ""]
-        lines += ["| algorithm | searches | core-hours | best | hits | per core-hour (95%) |"]
-        lines += ["|---|---|---|---|---|---|"]
+        lines += [
+            "| algorithm | searches | core-hours | clock | best | hits | per core-hour (95%) |"
+        ]
+        lines += ["|---|---|---|---|---|---|---|"]
         for r in efficiency.itertuples():
             lines.append(
-                f"| {r.algorithm} | {r.searches} | {r.core_hours:.2f} | {r.best} | {r.hits} | "
-                f"{r.per_core_hour:.2f} [{r.low:.2f}, {r.high:.2f}] |"
+                f"| {r.algorithm} | {r.searches} | {r.core_hours:.2f} | {r.clock} | {r.best} | "
+                f"{r.hits} | {r.per_core_hour:.2f} [{r.low:.2f}, {r.high:.2f}] |"
             )
     best = {v: book.best_known[v] for v in HUNTS}
     top = games[games["score"] >= games["variant"].map(best)] if len(games) else games
@@ -524,12 +526,14 @@ def efficiency_table(ctx: Context, hunt: pd.DataFrame) -> pd.DataFrame:
         if part.empty:
             continue
         hits, n = int((part["score"] >= EFFICIENCY_SCORE).sum()), len(part)
-        per_hour, low, high = rate(hits, n, float(part["seconds"].mean()))
+        clock, mean_seconds = _clock(part)
+        per_hour, low, high = rate(hits, n, mean_seconds)
         rows.append(
             {
                 "algorithm": label,
+                "clock": clock,
                 "searches": n,
-                "core_hours": float(part["seconds"].sum()) / 3600.0,
+                "core_hours": mean_seconds * n / 3600.0,
                 "best": int(part["score"].max()),
                 "hits": hits,
                 "per_core_hour": per_hour,
@@ -554,10 +558,17 @@ def efficiency_claim(ctx: Context, table: pd.DataFrame) -> Claim:
     nrpa = table[table["algorithm"] == "NRPA"].iloc[0]
     others = table[table["algorithm"] != "NRPA"]
     top = others.loc[others["high"].idxmax()]
+    clocks = sorted(set(table["clock"]))
     ours = (
         f"NRPA {nrpa['per_core_hour']:.1f} [{nrpa['low']:.1f}, {nrpa['high']:.1f}] per "
         f"core-hour; the best other upper bound {top['high']:.2f} ({top['algorithm']}, "
-        f"{int(top['hits'])} in {int(top['searches'])} searches)"
+        f"{int(top['hits'])} in {int(top['searches'])} searches); core-hours of "
+        + (
+            "CPU time"
+            if clocks == ["CPU"]
+            else "wall time for the rows published before CPU time was recorded"
+            + (", CPU time for the others" if "CPU" in clocks else "")
+        )
     )
     # Higher than every other: agrees; lower than any other: differs; else undecided.
     if nrpa["low"] > others["high"].max():
