@@ -27,8 +27,8 @@ and any one search can be recomputed from its config and index. ``meta.json`` ke
 commit, machine and times (compressed: its lines repeat one another). Publishing again replaces
 the cells it copies and keeps the others; experiments published by an older version (one folder
 per cell, or packed without counts) are packed again on the way.
-``RUNS.md`` lists what was published: per experiment the cells, searches, commits, machines and
-dates.
+``RUNS.md`` lists what was published: per experiment the cells, searches, seed schemes, commits
+(and whether the working tree had uncommitted changes), machines and dates.
 """
 
 import argparse

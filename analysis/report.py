@@ -20,6 +20,14 @@ VERDICTS = {
     "outcomes), or fewer than 39 runs where one run is compared: run more searches",
     "not run": "the experiment or cell was not run at this scale",
 }
+KINDS = (
+    "A verdict marked **(paper vs exact)** compares the paper's value with an exact value of our "
+    "theory (nmcs.theory), which no run of ours can change: such statements are counted apart, "
+    "and left out of the line on chance and of Holm's family. A row marked \"the same searches "
+    'as" another reads the same searches and states the same value: one statement, counted '
+    "once. The rules that decide each section's verdicts are printed under its heading "
+    "(docs/verdicts.md)."
+)
 PIPELINE_CHECK = {
     "quick": "**Pipeline check, not a reproduction.** Quick scale runs a few searches per cell to "
     "check that every command, table and figure works; most verdicts here are 'not enough "
@@ -68,6 +76,8 @@ def write_report(
         f"CPU {info['cpu']}.",
         "",
         "Verdicts: " + "; ".join(f"**{k}**: {v}" for k, v in VERDICTS.items()) + ".",
+        "",
+        KINDS,
         "",
     ]
     if not claims_by_scale and not kept:
