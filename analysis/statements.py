@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis.common import DATA, Claim, Context
+from analysis.common import Claim, Context
 from analysis.pairing import SCHEME, SEED, restore_search_seeds
 from analysis.publish import cell_metas
 from nmcs.harness.results import ADDED_COLUMNS, experiment_result_files
@@ -152,8 +152,3 @@ def same_searches(group: list[Claim]) -> dict[int, Claim]:
     head = group[0]
     text = ("text", head.section, head.statement or head.claim)
     return {id(c): head for c in group[1:] if next(iter(_keys(c))) != text}
-
-
-def statement_kind(group: list[Claim]) -> str:
-    """A statement's kind: its deciding row's (``Claim.kind``)."""
-    return group[0].kind if group else DATA

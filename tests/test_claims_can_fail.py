@@ -353,3 +353,38 @@ def test_two_player_patterns_and_settings_reject_a_wrong_table():
     )
     reading = twoplayer.worse_pooled_reading(at, ["breakthrough"], "one", paper)
     assert reading.verdict == DIFFERS
+
+
+# ---------------------------------------------------------------- SameGame, Table 1
+
+
+def test_samegame_totals_reject_an_engine_whose_memorization_hurts(tmp_path):
+    from analysis import samegame
+
+    rng = np.random.default_rng(5)
+    # 20 positions, 10 searches each: level 2 near the paper's 44,731 in all, level 2m (which
+    # memorizes) far below it instead of near 65,937.
+    rows = pd.concat(
+        [
+            pd.DataFrame(
+                dict(
+                    game="samegame",
+                    policy="tabu",
+                    instance=str(position),
+                    level=2,
+                    memorize=memorize,
+                    budget_playouts=np.nan,
+                    score=rng.normal(1500 if memorize else 2240, 100, 10),
+                    seconds=1.0,
+                    playouts=1000.0,
+                )
+            )
+            for position in range(20)
+            for memorize in (False, True)
+        ],
+        ignore_index=True,
+    )
+    ctx = FrameContext({"samegame_table1": rows}, tmp_path)
+    claims = {c.claim.split(" (")[0].split(":")[0]: c for c in samegame.analyze(ctx)}
+    assert claims["level 2m"].verdict == DIFFERS
+    assert claims["memorizing the best sequence improves a level-2 search"].verdict == (DIFFERS)
