@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import re
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,8 +25,9 @@ from analysis import (
     twoplayer,
 )
 from analysis.common import Claim, Context
-from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides
+from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides, write_runs
 from analysis.report import write_report
+from analysis.statements import experiment_rows, fingerprint_claims
 from nmcs.core.scales import SCALES
 from nmcs.harness.provenance import provenance
 from nmcs.harness.results import ResultsFileError, experiment_result_files
@@ -76,6 +78,22 @@ def _main(argv: list[str] | None = None) -> int:
     info = provenance()  # the code that makes the report, before it writes anything
     if args.published is None and (args.out is not None or args.publish):
         parser.error("--out and --publish go with --from")
+    modified = modified_code()
+    # The report's header names the code that made it: a change outside that code (a page of
+    # docs, the published results themselves) does not make it "(modified)".
+    info = {**info, "git_dirty": bool(modified) if modified is not None else info["git_dirty"]}
+    if args.publish and modified != []:
+        said = ", ".join(modified[:5]) + (", ..." if len(modified) > 5 else "") if modified else ""
+        print(
+            "analysis: error: --publish writes a report that names its commit, and "
+            + (
+                f"{'/, '.join(CODE_FOLDERS)}/ differ from it ({said}): commit them first"
+                if modified
+                else "this is not a git checkout, so the commit of its code is not known"
+            ),
+            file=sys.stderr,
+        )
+        return 2
     if args.published is not None:
         scale = "paper" if args.scale == "all" else args.scale
         if args.publish:
@@ -107,6 +125,30 @@ def _main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# The folders whose code makes a report: a published report must come from them as committed.
+CODE_FOLDERS = ("nmcs", "analysis", "conf")
+
+
+def modified_code() -> list[str] | None:
+    """The files of CODE_FOLDERS that differ from the commit checked out (changed, staged,
+    deleted or not yet tracked), as ``git status`` names them; None where git cannot say (not
+    a git checkout)."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        done = subprocess.run(
+            ["git", "status", "--porcelain", "--", *CODE_FOLDERS],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return [line[3:] for line in done.stdout.splitlines() if line.strip()]
+
+
 def analyze_scale(ctx: Context) -> list[Claim]:
     """Every claim of one scale; figures and tables rebuilt from scratch."""
     # The analysis owns these folders: rebuild them whole, so that no figure or table of an
@@ -117,6 +159,8 @@ def analyze_scale(ctx: Context) -> list[Claim]:
     reduced, cells = reduced_runs(ctx), reduced_cells(ctx)
     claims = [mark_reduced(c, reduced, cells) for c in claims]
     claims += not_run_claims(ctx)
+    # Two rows over the same searches are one statement: each row's cells fingerprinted.
+    fingerprint_claims(claims, lambda experiment: experiment_rows(ctx, experiment))
     made = [str(f) for f in (ctx.figures, ctx.tables) if f.is_dir()]
     print(
         f"analysis: {ctx.scale}: {len(claims)} claims checked"
@@ -237,6 +281,9 @@ def analyze_published(folder: Path, scale: str, out: Path, info: dict | None = N
     claims = {scale: analyze_scale(Context(out, scale, published=folder))}
     report = write_report(out, claims, source=folder, info=info)
     print(f"analysis: wrote {report}")
+    if out.resolve() == folder.resolve():
+        # The list of runs is derived from the same packed cells: rewritten with the report.
+        write_runs(folder, scale)
     return 0
 
 

@@ -19,6 +19,7 @@ from analysis.common import (
     DIFFERS,
     NOT_ENOUGH,
     Claim,
+    cells_read,
     paper_values,
     plot_by_level,
     rounding,
@@ -28,11 +29,34 @@ from analysis.common import (
     verdict_p,
     wilson,
 )
-from analysis.leftmove import anytime_curves
+from analysis.leftmove import anytime_curves, averaged_gap, curve_searches
+from analysis.pairing import Combination, mean_combination, mean_covariance
 
 SECTION = "Monte-Carlo Beam Search (Morpion 5D)"
 # Fewer runs than this per cell: the cell's standard deviation is too rough for a verdict.
 MIN_RUNS = 10
+# The rules that decide this section's verdicts, as the report prints them.
+CELL_RULE = (
+    "Table 1's cells: the paper gives each mean of 118 runs without a spread, so each is taken "
+    "to have our cell's variance (a difference's variance sd^2 / n + sd^2 / 118); 'differs' "
+    f"outside 1.96 standard errors; a cell needs {MIN_RUNS} runs or more"
+)
+WHOLE_RULE = (
+    "Table 1 as a whole (and each reading): chi-square of the cells' differences on as many "
+    "degrees of freedom, the paper's means with our cells' variance (as above) and our means "
+    "with their covariance from their paired searches (common seeds); 'differs' below 0.05"
+)
+READ_RULE = (
+    "values read off a curve: 'agrees' within the paper's rounding, 'agrees within reading "
+    "tolerance' within the tolerance shown (analysis/paper_values/beam.yaml), 'not enough "
+    "data' when our 95% interval is wider than that range; slopes per doubling of the beam are "
+    "a linear combination of the beams' means, paired by search where the cells share seeds"
+)
+TIME_RULE = "'about doubles the time': a time ratio per doubling within 2 ± 0.3"
+RECORD_RULE = (
+    "record grids: the paper does not say how many searches ran, so ours agree when they reach "
+    "the paper's grids and are otherwise 'not enough data', never 'differs'"
+)
 # "Doubling the beam approximately doubles the computing time": a time ratio per doubling
 # within this much of 2 agrees.
 TIME_RATIO_TOLERANCE = 0.3
@@ -79,6 +103,7 @@ def analyze_table1(ctx, experiment="mcbs_table1"):
     if df.empty:
         return [Claim(SECTION, "Table 1: mean score of level-2 beams", "-", "-", "not run", cmd)]
     table = _cell_table(df, paper)
+    cells = cell_rows(df, paper)
     save_table(table, ctx.tables, experiment)
     _heat_map(table, paper, ctx)
     claims = []
@@ -87,19 +112,50 @@ def analyze_table1(ctx, experiment="mcbs_table1"):
         if r.paper_mean is None or not np.isfinite(r.paper_mean):
             continue
         ours = f"{r.mean:.2f} [{r.mean - r.ci95:.2f}, {r.mean + r.ci95:.2f}], n={r.n}"
+        reads = cells_read(cells[(r.s1, r.s2)])
         if r.n < MIN_RUNS:
-            claims.append(Claim(SECTION, claim, f"{r.paper_mean:.2f}", ours, NOT_ENOUGH, cmd))
+            claims.append(
+                Claim(
+                    SECTION,
+                    claim,
+                    f"{r.paper_mean:.2f}",
+                    f"{ours}: fewer than {MIN_RUNS} runs",
+                    NOT_ENOUGH,
+                    cmd,
+                    reads,
+                    rules=(CELL_RULE,),
+                )
+            )
             continue
-        # The paper's mean has the sampling error of 118 runs of a search like ours.
-        se = np.sqrt(r.sd**2 / r.n + r.sd**2 / paper["runs"])
-        diff = r.mean - r.paper_mean
-        verdict = verdict_p(abs(diff) <= 1.96 * se, 2 * stats.norm.sf(abs(diff) / se))
-        ours += f"; difference {diff:+.2f} ± {1.96 * se:.2f}"
+        verdict, said = cell_verdict(r.mean, r.sd, r.n, r.paper_mean, paper["runs"])
+        ours += f"; {said}"
         if verdict == DIFFERS:
             ours += f" ({INVESTIGATION})"
-        claims.append(Claim(SECTION, claim, f"{r.paper_mean:.2f}", ours, verdict, cmd))
-    claims.append(_table1_as_a_whole(table, paper["runs"], cmd))
+        claims.append(
+            Claim(
+                SECTION, claim, f"{r.paper_mean:.2f}", ours, verdict, cmd, reads, rules=(CELL_RULE,)
+            )
+        )
+    claims.append(_table1_as_a_whole(table, cells, paper["runs"], cmd))
     return claims
+
+
+def cell_verdict(
+    mean: float, sd: float, n: int, paper_mean: float, paper_runs: int
+) -> tuple[str, str]:
+    """One cell of Table 1: our mean of ``n`` runs against the paper's of ``paper_runs``, whose
+    sampling error is taken as that of as many runs of a search like ours (CELL_RULE); the
+    verdict and the difference as the report shows it."""
+    se = np.sqrt(sd**2 / n + sd**2 / paper_runs)
+    diff = mean - paper_mean
+    verdict = verdict_p(abs(diff) <= 1.96 * se, 2 * stats.norm.sf(abs(diff) / se))
+    return verdict, f"difference {diff:+.2f} ± {1.96 * se:.2f}"
+
+
+def cell_rows(df: pd.DataFrame, paper: dict) -> dict[tuple[int, int], pd.DataFrame]:
+    """The searches of each (s1, s2) cell of level-2 beam searches."""
+    df = _with_widths(df, paper["level"])
+    return {(int(a), int(b)): g for (a, b), g in df.groupby(["s1", "s2"])}
 
 
 def _cell_table(df: pd.DataFrame, paper: dict) -> pd.DataFrame:
@@ -131,33 +187,50 @@ def _cell_table(df: pd.DataFrame, paper: dict) -> pd.DataFrame:
 
 def _table1_as_a_whole(
     table: pd.DataFrame,
+    cells: dict[tuple[int, int], pd.DataFrame],
     paper_runs: int,
     cmd: str,
     claim: str = "Table 1 as a whole: every cell's mean against the paper's",
     paper_text: str = "the 21 means",
 ) -> Claim:
     """One verdict for the whole table: with 21 cells, one or two cells out of their 95%
-    interval are expected by chance. The standardized differences of independent cells give a
-    chi-square on as many degrees of freedom; the weighted mean difference says whether ours
-    sit above or below the paper's as a whole."""
-    cells = table[table["paper_mean"].notna() & (table["n"] >= MIN_RUNS)]
-    if len(cells) < len(table[table["paper_mean"].notna()]) or cells.empty:
-        return Claim(SECTION, claim, "-", f"{len(cells)} cells with enough runs", NOT_ENOUGH, cmd)
-    var = cells["sd"] ** 2 / cells["n"] + cells["sd"] ** 2 / paper_runs
-    diff = cells["mean"] - cells["paper_mean"]
-    chi2 = float((diff**2 / var).sum())
-    p = float(stats.chi2.sf(chi2, len(cells)))
-    weight = 1 / var
-    shift = float((diff * weight).sum() / weight.sum())
-    half = 1.96 / np.sqrt(weight.sum())
-    ours = (
-        f"chi-square {chi2:.1f} on {len(cells)} cells, p = {p:.3f}; mean difference "
-        f"{shift:+.2f} [{shift - half:+.2f}, {shift + half:+.2f}]"
+    interval are expected by chance. The differences d of our means from the paper's, with
+    covariance V (ours: from the cells' paired searches where they share seeds; the paper's: its
+    118-run means with our cells' variance, independent), give d' V^-1 d, a chi-square on as
+    many degrees of freedom as cells; the generalized least-squares mean difference says
+    whether ours sit above or below the paper's as a whole."""
+    rows = table[table["paper_mean"].notna() & (table["n"] >= MIN_RUNS)]
+    if len(rows) < len(table[table["paper_mean"].notna()]) or rows.empty:
+        return Claim(
+            SECTION,
+            claim,
+            "-",
+            f"{len(rows)} cells with {MIN_RUNS} runs or more",
+            NOT_ENOUGH,
+            cmd,
+            rules=(WHOLE_RULE,),
+        )
+    frames = [cells[(int(a), int(b))] for a, b in zip(rows["s1"], rows["s2"], strict=True)]
+    ours = mean_covariance(frames)
+    v = ours.matrix + np.diag(rows["sd"].to_numpy(float) ** 2 / paper_runs)
+    diff = (rows["mean"] - rows["paper_mean"]).to_numpy(float)
+    inverse = np.linalg.inv(v)
+    chi2 = float(diff @ inverse @ diff)
+    p = float(stats.chi2.sf(chi2, len(rows)))
+    ones = np.ones(len(rows))
+    information = float(ones @ inverse @ ones)
+    shift = float(ones @ inverse @ diff) / information
+    half = 1.96 / np.sqrt(information)
+    text = (
+        f"chi-square {chi2:.1f} on {len(rows)} cells, p = {p:.3f}; mean difference "
+        f"{shift:+.2f} [{shift - half:+.2f}, {shift + half:+.2f}] ({ours.pairing})"
     )
     verdict = verdict_p(p >= 0.05, p)
     if verdict == DIFFERS:
-        ours += f" ({INVESTIGATION})"
-    return Claim(SECTION, claim, paper_text, ours, verdict, cmd)
+        text += f" ({INVESTIGATION})"
+    return Claim(
+        SECTION, claim, paper_text, text, verdict, cmd, cells_read(*frames), rules=(WHOLE_RULE,)
+    )
 
 
 # The readings of what the paper leaves open, each run on the cells with a beam of 2 and (1, 1)
@@ -182,29 +255,45 @@ def analyze_table1_readings(ctx) -> list[Claim]:
         claim = f"Table 1, the cells with a beam of 2 and (1, 1), reading: {label}"
         df = ctx.results(experiment)
         table = _cell_table(df, paper) if not df.empty else pd.DataFrame()
+        cells = cell_rows(df, paper) if not df.empty else {}
         if not table.empty:
-            cells = pd.MultiIndex.from_frame(table[["s1", "s2"]])
-            table = table[cells.isin(READING_CELLS)]
+            index = pd.MultiIndex.from_frame(table[["s1", "s2"]])
+            table = table[index.isin(READING_CELLS)]
+            cells = {k: v for k, v in cells.items() if k in READING_CELLS}
         if table.empty:
             claims.append(Claim(SECTION, claim, "the paper's means", "-", "not run", cmd))
             continue
         if default is None:
-            default = table
+            default = (table, cells)
         ran = table[table["n"] >= MIN_RUNS]
         if len(ran) < len(READING_CELLS):
             # Not a verdict, but the chi-square over the cells run, beside the default
             # reading's over the same cells: a reading that explains the difference shows.
             ours = f"{len(ran)} of {len(READING_CELLS)} cells run"
-            if not ran.empty and default is not table:
+            if not ran.empty and default is not None and default[0] is not table:
                 same = {(int(a), int(b)) for a, b in zip(ran["s1"], ran["s2"], strict=True)}
-                base = default[[(int(a), int(b)) in same for a, b in zip(
-                    default["s1"], default["s2"], strict=True)]]  # fmt: skip
-                mine = _table1_as_a_whole(ran, paper["runs"], cmd).ours.split(" (")[0]
-                theirs = _table1_as_a_whole(base, paper["runs"], cmd).ours.split(" (")[0]
-                ours += f": {mine}; the default reading on the same cells: {theirs}"
-            claims.append(Claim(SECTION, claim, "the paper's means", ours, NOT_ENOUGH, cmd))
+                base = default[0][[(int(a), int(b)) in same for a, b in zip(
+                    default[0]["s1"], default[0]["s2"], strict=True)]]  # fmt: skip
+                mine = _table1_as_a_whole(ran, cells, paper["runs"], cmd).ours.split(" (")[0]
+                theirs = _table1_as_a_whole(base, default[1], paper["runs"], cmd)
+                ours += f": {mine}; the default reading on the same cells: "
+                ours += theirs.ours.split(" (")[0]
+            claims.append(
+                Claim(
+                    SECTION,
+                    claim,
+                    "the paper's means",
+                    ours,
+                    NOT_ENOUGH,
+                    cmd,
+                    cells_read(*cells.values()),
+                    rules=(WHOLE_RULE,),
+                )
+            )
         else:
-            claims.append(_table1_as_a_whole(table, paper["runs"], cmd, claim, "the paper's means"))
+            claims.append(
+                _table1_as_a_whole(table, cells, paper["runs"], cmd, claim, "the paper's means")
+            )
         parts.append(table.assign(reading=label))
     if parts:
         save_table(pd.concat(parts, ignore_index=True), ctx.tables, "mcbs_table1_readings")
@@ -271,6 +360,8 @@ def analyze_fig3(ctx, experiment="morpion_fig10"):
                 f"doubling, {grid[keep][0]:g}-{grid[keep][-1]:g} s, n={matrix.shape[0]}",
                 read_verdict(fit.slope - half, fit.slope + half, value, "slope"),
                 cmd,
+                cells_read(part),
+                rules=(READ_RULE,),
             )
         )
     return claims
@@ -297,6 +388,20 @@ def fig4_rows(ctx, level: int) -> pd.DataFrame:
     for k in range(1, level):
         lower &= df[f"s{k}"].to_numpy() == 1
     return df[lower].assign(beam=df[f"s{level}"])
+
+
+def _score_slope(df: pd.DataFrame) -> tuple[Combination | None, int]:
+    """The least-squares slope of the score against log2 of the beam over every search, as the
+    combination of the beams' means it is (each beam's weight n_b (x_b - mean x) / Sxx), with
+    its 95% interval paired by search where the beams' cells share their seeds; and the number
+    of distinct beams (two suffice: the slope is then the difference of their means)."""
+    x = np.log2(df["beam"].to_numpy(float))
+    if len(np.unique(x)) < 2:
+        return None, len(np.unique(x))
+    groups = list(df.groupby("beam"))
+    sxx = float(((x - x.mean()) ** 2).sum())
+    parts = [(len(g) * (np.log2(b) - x.mean()) / sxx, g) for b, g in groups]
+    return mean_combination(parts), len(groups)
 
 
 def _slope(df: pd.DataFrame, y: np.ndarray) -> tuple[float, float, int]:
@@ -356,18 +461,29 @@ def analyze_fig4(ctx) -> list[Claim]:
             part = df
             if last:
                 part = df[df["beam"] <= last] if i == 0 else df[df["beam"] >= last]
-            slope, half, widths = _slope(part, part["score"].to_numpy(float))
-            if widths < 2:
+            fit, widths = _score_slope(part)
+            if fit is None:
                 ours = f"{widths} beam size(s) run"
                 claims.append(Claim(SECTION, claim, f"{v}", ours, NOT_ENOUGH, cmd))
                 continue
             beams = part["beam"]
             ours = (
-                f"{slope:+.2f} [{slope - half:+.2f}, {slope + half:+.2f}] per doubling, beams "
-                f"{beams.min()}-{beams.max()}, n={len(part)}"
+                f"{fit.value:+.2f} [{fit.low:+.2f}, {fit.high:+.2f}] per doubling, beams "
+                f"{beams.min()}-{beams.max()}, n={len(part)} ({fit.pairing})"
             )
-            verdict = read_verdict(slope - half, slope + half, v, "slope")
-            claims.append(Claim(SECTION, claim, read_paper(v, "slope"), ours, verdict, cmd))
+            verdict = read_verdict(fit.low, fit.high, v, "slope")
+            claims.append(
+                Claim(
+                    SECTION,
+                    claim,
+                    read_paper(v, "slope"),
+                    ours,
+                    verdict,
+                    cmd,
+                    cells_read(part),
+                    rules=(READ_RULE,),
+                )
+            )
         seconds = df["seconds"].to_numpy(float)
         slope, half, widths = _slope(df, np.log2(np.maximum(seconds, 1e-9)))
         if widths < 2:
@@ -379,7 +495,18 @@ def analyze_fig4(ctx) -> list[Claim]:
         verdict = verdict_interval(
             low, high, ratio - TIME_RATIO_TOLERANCE, ratio + TIME_RATIO_TOLERANCE
         )
-        claims.append(Claim(SECTION, time_claim, f"x{ratio}", ours, verdict, cmd))
+        claims.append(
+            Claim(
+                SECTION,
+                time_claim,
+                f"x{ratio}",
+                ours,
+                verdict,
+                cmd,
+                cells_read(df),
+                rules=(TIME_RULE,),
+            )
+        )
     if table:
         table = pd.DataFrame(table)
         save_table(table, ctx.tables, "mcbs_fig4")
@@ -410,10 +537,11 @@ def analyze_fig5(ctx, experiment="mcbs_fig5"):
             for w, g in paper["gain_over_nmcs"].items()
         ]
     df = _with_widths(df, 1)
-    rows, curves = [], {}
+    rows, curves, searches = [], {}, {}
     for width, group in df.groupby("s1"):
         grid, by_key = anytime_curves(group, "seconds")
         curves[int(width)] = (grid, next(iter(by_key.values())))
+        searches[int(width)] = next(iter(curve_searches(group).values()))
         for j, x in enumerate(grid):
             col = curves[int(width)][1][:, j]
             if not np.isnan(col).any():
@@ -440,17 +568,20 @@ def analyze_fig5(ctx, experiment="mcbs_fig5"):
         if not common.any():
             claims.append(Claim(SECTION, claim, f"+{gain}", "no common time", NOT_ENOUGH, cmd))
             continue
-        j = np.flatnonzero(common)[-1]
-        diff = a[:, j].mean() - b[:, j].mean()
-        se = np.sqrt(a[:, j].var(ddof=1) / len(a) + b[:, j].var(ddof=1) / len(b))
+        last = np.zeros_like(common)
+        last[np.flatnonzero(common)[-1]] = True
+        gap = averaged_gap(a, searches[width], b, searches[1], last)
         claims.append(
             Claim(
                 SECTION,
                 claim,
                 read_paper(gain, "gain", f"+{gain}"),
-                f"{diff:+.2f} ± {1.96 * se:.2f} at {grid[j]:g} s (n={len(a)}, {len(b)})",
-                read_verdict(diff - 1.96 * se, diff + 1.96 * se, gain, "gain"),
+                f"{gap.value:+.2f} ± {(gap.high - gap.low) / 2:.2f} at {grid[last][0]:g} s "
+                f"(n={len(a)}, {len(b)}; {gap.pairing})",
+                read_verdict(gap.low, gap.high, gain, "gain"),
                 cmd,
+                cells_read(searches[width], searches[1]),
+                rules=(READ_RULE,),
             )
         )
     return claims
@@ -533,9 +664,22 @@ def analyze_records(ctx, experiment="mcbs_record"):
             )
         ours = " | ".join(parts)
         claims.append(
-            Claim(SECTION, claim, paper_text, ours, AGREES if reached else NOT_ENOUGH, cmd)
+            Claim(
+                SECTION,
+                claim,
+                paper_text,
+                ours,
+                AGREES if reached else NOT_ENOUGH,
+                cmd,
+                cells_read(df[df["algo_beam"].map(beam_widths).map(_widths_text) == config]),
+                rules=(RECORD_RULE,),
+            )
         )
     return claims
+
+
+def _widths_text(widths: tuple[int, ...]) -> str:
+    return ",".join(map(str, widths))
 
 
 def _records_figure(df: pd.DataFrame, paper: dict, ctx, experiment: str) -> None:

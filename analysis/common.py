@@ -14,10 +14,15 @@ import pandas as pd  # noqa: E402
 import yaml  # noqa: E402  (PyYAML comes with Hydra)
 from scipy import stats  # noqa: E402
 
+from analysis.pairing import SEED, mean_combination, restore_search_seeds  # noqa: E402
+from analysis.publish import cell_metas  # noqa: E402
 from nmcs.harness.results import experiment_results  # noqa: E402
 from nmcs.harness.summary import markdown_table  # noqa: E402
 
 PAPER_VALUES_DIR = Path(__file__).resolve().parent / "paper_values"
+# The kinds of statement (``Claim.kind``): decided on our searches, or a paper's value against
+# an exact one.
+DATA, EXACT = "data", "paper vs exact"
 
 
 @dataclass
@@ -38,6 +43,16 @@ class Claim:
     # decides the statement's verdict, the others are shown and not counted. None: the claim
     # is a statement of its own.
     statement: str | None = None
+    # DATA: decided on our searches. EXACT ("paper vs exact"): the paper's value against an
+    # exact one (nmcs.theory), which no run of ours can change: counted apart, and outside
+    # the line on chance and Holm's family.
+    kind: str = DATA
+    # The cut-offs, minimum sample sizes and distributional assumptions that decide this
+    # verdict, in words: the report prints them under the section's heading.
+    rules: tuple[str, ...] = ()
+    # One fingerprint per cell read (``analysis.statements``), set by the analysis: two claims
+    # over the same searches that state the same paper value are one statement.
+    data: frozenset[str] | None = None
 
 
 @dataclass
@@ -76,6 +91,10 @@ class Context:
         experiment expands to millions of rows, and every column costs its copy."""
         folder = self.results_dir / experiment
         df = experiment_results(folder, columns) if folder.is_dir() else pd.DataFrame()
+        if self.published is not None and (columns is None or SEED in columns):
+            # The published copy dropped each search's seed: put back, so that cells run on
+            # common seeds pair as the cells they were copied from.
+            df = restore_search_seeds(df, cell_metas(folder))
         unfinished = sorted(
             p.parent.name
             for p in folder.glob("*/meta.json")
@@ -183,17 +202,11 @@ def welch_diff(a: Any, b: Any, confidence: float = 0.95) -> tuple[float, float, 
 
 def paired_diff(a: pd.DataFrame, b: pd.DataFrame, column: str = "score") -> tuple[float, ...]:
     """mean(a) - mean(b) of ``column`` and its 95% interval, and whether it was paired: cells
-    run on common random numbers (``seeds=common``: the same ``search_seed`` for each search
-    index in both) are paired search by search (Student's t on the differences), which their
-    correlation calls for and which gains power; independent cells get Welch's interval."""
-    if {"search", "search_seed"} <= set(a.columns) & set(b.columns):
-        both = a.merge(b, on="search", suffixes=("_a", "_b"))
-        if len(both) >= 2 and (both["search_seed_a"] == both["search_seed_b"]).all():
-            d = (both[f"{column}_a"] - both[f"{column}_b"]).to_numpy(float)
-            half = stats.t.ppf(0.975, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
-            return float(d.mean()), float(d.mean() - half), float(d.mean() + half), True
-    diff, low, high = welch_diff(a[column], b[column])
-    return float(diff), float(low), float(high), False
+    run on common random numbers (the same ``search_seed`` for each search index in both) are
+    paired search by search, which their correlation calls for and which gains power;
+    independent cells get Welch's interval (``analysis.pairing.mean_combination``)."""
+    c = mean_combination([(1.0, a), (-1.0, b)], column)
+    return c.value, c.low, c.high, c.paired
 
 
 AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN = "agrees", "differs", "not enough data", "not run"

@@ -9,11 +9,15 @@ from scipy import stats
 
 from analysis.common import (
     AGREES,
+    DATA,
     DIFFERS,
+    EXACT,
     NOT_ENOUGH,
     Claim,
     Context,
+    Verdict,
     caption,
+    cells_read,
     paper_values,
     plot_by_level,
     rerun_command,
@@ -22,9 +26,9 @@ from analysis.common import (
     verdict_interval,
     verdict_p,
     verdict_sign,
-    welch_diff,
     wilson,
 )
+from analysis.pairing import SCHEME, SEED, Combination, mean_combination
 from nmcs.harness.summary import pooled_bins
 from nmcs.theory import leftmove_memorized
 from nmcs.theory.leftmove import score_distribution
@@ -68,6 +72,17 @@ def in_interval(low, high, value):
     if not np.isfinite(value):
         return None
     return bool(low - 1e-9 <= value <= high + 1e-9)
+
+
+# The cut-offs of the coverage claims, as the report prints them.
+COVERAGE_RULES = {
+    True: "coverage over independent cells: the count of cells whose 95% interval holds the "
+    "exact value is binomial(n, 0.95); 'differs' below its 0.1% quantile (P(at most the "
+    "count) < 0.001)",
+    False: "coverage over cells on common seeds (the count is overdispersed): Bonferroni over "
+    "the cells' two-sided binomial tests; 'differs' when the smallest p times the number of "
+    "cells is below 0.05",
+}
 
 
 def coverage_verdict(known: pd.DataFrame, independent: bool) -> tuple[str, str]:
@@ -127,12 +142,32 @@ def exact_cells_claim(table, claim, cmd, independent=False, statement=None):
     missing = len(table) - n
     if missing:
         ours += f"; {missing} deeper cells not compared (no exact law there)"
-    return [Claim(SECTION, claim, "exact (our theory)", ours, verdict, cmd, statement=statement)]
+    return [
+        Claim(
+            SECTION,
+            claim,
+            "exact (our theory)",
+            ours,
+            verdict,
+            cmd,
+            cells_of_rows(known),
+            statement,
+            rules=(COVERAGE_RULES[independent],),
+        )
+    ]
+
+
+def cells_of_rows(table: pd.DataFrame) -> frozenset[tuple[str, str]]:
+    """The cells read by the rows of a table of cells (its ``cells`` column)."""
+    if "cells" not in table.columns:
+        return frozenset()
+    return frozenset().union(*table["cells"])
 
 
 def exact_verdict(row, paper_value, tol):
     """The paper's value against the cell's exact P(best) where it is known (then the row
-    says so), else against our 95% interval; and the text that shows the exact value."""
+    says so, and it is a comparison of kind "paper vs exact"), else against our 95% interval;
+    and the text that shows the exact value."""
     if not np.isfinite(row.theory):
         return verdict_interval(row.ci_low, row.ci_high, paper_value - tol, paper_value + tol), ""
     note = f"; exact: {row.theory:.4f} ({MEMORIZED_THEORY})"
@@ -209,7 +244,8 @@ def plot_distributions(results, title, theory, note=""):
 
 def analyze_distributions(ctx: Context, experiment: str = "leftmove_distributions") -> list[Claim]:
     """Figs 3 and 4, the goodness-of-fit table, and the 1.02 % claim."""
-    df = ctx.results(experiment, SCORE_COLUMNS)
+    # With the seeds: Figs 3-4 combine cells, and say how they were paired.
+    df = ctx.results(experiment, [*SCORE_COLUMNS, "seed", SEED])
     if df.empty:
         return []
     paper = paper_values("leftmove")
@@ -240,6 +276,7 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
                 }
             )
     claims = []
+    fig3 = cells_read(df[~df["memorize"].astype(bool)])
     if gof_rows:
         gof = pd.DataFrame(gof_rows)
         save_table(gof, ctx.tables, f"{experiment}_goodness_of_fit")
@@ -263,6 +300,13 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
                 f"{100 * noise:.2f} %, 95th percentile); smallest chi2/G p-value {p_min:.3g}",
                 verdict,
                 rerun_command(ctx.scale, experiment),
+                fig3,
+                rules=(
+                    "Fig 3's 1.02 %: 'agrees' when the largest difference between our frequencies "
+                    "and the dynamic programme's is at most 1.02 %; 'not enough data' when "
+                    "sampling noise alone (its 95th percentile, multinomial draws of our n) "
+                    "exceeds 1.02 %",
+                ),
             )
         )
         # The simulation follows the dynamic programme: a goodness-of-fit test per level, with
@@ -280,6 +324,12 @@ def analyze_distributions(ctx: Context, experiment: str = "leftmove_distribution
                 ),
                 AGREES if gof["chi2_p"].min() >= alpha else DIFFERS,
                 rerun_command(ctx.scale, experiment),
+                fig3,
+                rules=(
+                    f"Fig 3's distributions: a chi-square test per level (tails pooled to "
+                    f"expected counts of 5 or more); 'differs' when one p-value is below 0.01 / "
+                    f"{len(gof)} (Bonferroni over the {len(gof)} levels at 1%)",
+                ),
             )
         )
     claims += fig4_claims(df, rerun_command(ctx.scale, experiment))
@@ -294,52 +344,79 @@ def fig4_claims(df: pd.DataFrame, cmd: str) -> list[Claim]:
     levels = sorted(set(df["level"]))
     if not ({0, 3} <= set(levels) and set(df["memorize"]) == {False, True}):
         return []
+    return [_much_less_claim(df, cmd), _some_chance_claim(df, cmd)]
+
+
+def _cell(df: pd.DataFrame, level: int, memorize: bool) -> pd.DataFrame:
+    return df[(df["level"] == level) & (df["memorize"] == memorize)]
+
+
+def _much_less_claim(df: pd.DataFrame, cmd: str) -> Claim:
+    """gain(memo) - 2 gain(no memo) > 0: without memorization the gain from level 0 to level 3
+    is less than half the gain with it."""
     depth = int(df["depth"].iloc[0])
+    # Level 0 is one playout whatever the setting (the two level-0 cells hold the same games),
+    # so it enters once, with weight 2 - 1.
+    level0 = _cell(df, 0, False)
+    parts = [(1.0, _cell(df, 3, True)), (-2.0, _cell(df, 3, False)), (1.0, level0)]
+    c = mean_combination(parts)
+    gain_m = parts[0][1]["score"].mean() - level0["score"].mean()
+    gain_n = parts[1][1]["score"].mean() - level0["score"].mean()
+    return Claim(
+        SECTION,
+        f"Figs 3-4 (depth {depth}): without memorization the search improves much less with "
+        "the level (read as: its mean gain from level 0 to level 3 is less than half the "
+        "gain with memorization)",
+        "much less",
+        f"gain {gain_n:+.2f} without vs {gain_m:+.2f} with memorization; gain with - 2 x "
+        f"gain without = {c.value:+.2f} [{c.low:+.2f}, {c.high:+.2f}], "
+        f"n={len(parts[0][1])} per level ({c.pairing})",
+        verdict_sign(c.low, c.high),
+        cmd,
+        cells_read(*(part for _, part in parts)),
+    )
 
-    def scores(level, memorize):
-        return df[(df["level"] == level) & (df["memorize"] == memorize)]["score"].to_numpy(float)
 
-    # gain(memo) - 2 gain(no memo) > 0, i.e. without memorization the gain from level 0 to
-    # level 3 is less than half the gain with it. Level 0 is one playout whatever the setting
-    # (the two level-0 cells hold the same games), so it enters once, with weight 2 - 1.
-    level0 = scores(0, False)
-    parts = [(scores(3, True), 1), (scores(3, False), -2), (level0, 1)]
-    value = sum(w * s.mean() for s, w in parts)
-    half = 1.96 * np.sqrt(sum(w * w * s.var(ddof=1) / s.size for s, w in parts))
-    gain_m = parts[0][0].mean() - level0.mean()
-    gain_n = parts[1][0].mean() - level0.mean()
-    claims = [
-        Claim(
-            SECTION,
-            f"Figs 3-4 (depth {depth}): without memorization the search improves much less with "
-            "the level (read as: its mean gain from level 0 to level 3 is less than half the "
-            "gain with memorization)",
-            "much less",
-            f"gain {gain_n:+.2f} without vs {gain_m:+.2f} with memorization; gain with - 2 x "
-            f"gain without = {value:+.2f} [{value - half:+.2f}, {value + half:+.2f}], "
-            f"n={parts[0][0].size} per level",
-            verdict_sign(value - half, value + half),
-            cmd,
-        )
-    ]
-    hits = int((scores(3, True) == depth).sum())
-    n = scores(3, True).size
+def _some_chance_claim(df: pd.DataFrame, cmd: str) -> Claim:
+    """Some chance with memorization, very little without: the exact chance without (the
+    dynamic programme) beside ours with, which must reach the paper's "some chance" read as a
+    number that a memorization that does nothing misses (``some_chance`` in
+    paper_values/leftmove.yaml, with its reason)."""
+    depth = int(df["depth"].iloc[0])
+    memo = _cell(df, 3, True)
+    hits, n = int((memo["score"] == depth).sum()), len(memo)
     low, high = wilson(hits, n)
     exact = float(score_distribution(depth, 3)[depth])  # without memorization
-    claims.append(
-        Claim(
-            SECTION,
-            f"Fig 4 (depth {depth}): a level-3 search with memorization has some chance of "
-            "finding the best score, one without has very little (read as: ours with "
-            "memorization is above 0 and at least 100 times the exact chance without)",
-            "some vs very little",
-            f"with memorization {hits / n:.5f} [{low:.5f}, {high:.5f}] (n={n}); without: "
-            f"{exact:.1e} (dynamic programme)",
-            AGREES if low > 100 * exact else DIFFERS if high < 100 * exact else NOT_ENOUGH,
-            cmd,
-        )
+    some = float(paper_values("leftmove")["some_chance"])
+    none_high = wilson(0, n)[1]
+    return Claim(
+        SECTION,
+        f"Fig 4 (depth {depth}): a level-3 search with memorization has some chance of "
+        "finding the best score, one without has very little (read as: ours with "
+        f"memorization is at least {some:g} a search, {some / exact:.0e} times the exact "
+        "chance without)",
+        "some vs very little",
+        f"with memorization {hits / n:.5f} [{low:.5f}, {high:.5f}] (n={n}); without: "
+        f"{exact:.1e} (dynamic programme), so {n:,} searches that do not memorize find it in "
+        f"none: [0, {none_high:.1e}]",
+        AGREES
+        if low >= some
+        else Verdict(DIFFERS, _below_p(hits, n, some))
+        if high < some
+        else NOT_ENOUGH,
+        cmd,
+        cells_read(memo),
+        rules=(
+            f"Fig 4's 'some chance': 'agrees' when our 95% interval (Wilson) lies above {some:g} "
+            f"a search, 'differs' when it lies below (as {n:,} searches that do not memorize "
+            "would give), else 'not enough data'",
+        ),
     )
-    return claims
+
+
+def _below_p(hits: int, n: int, p: float) -> float:
+    """Two-sided binomial p-value of ``hits`` in ``n`` against a chance of ``p``."""
+    return float(stats.binomtest(hits, n, p).pvalue)
 
 
 def best_probability_table(ctx: Context, experiment: str) -> pd.DataFrame:
@@ -369,10 +446,11 @@ def best_probability_table(ctx: Context, experiment: str) -> pd.DataFrame:
                 "theory_memorized": exact if memorize else float("nan"),
                 "theory": exact,
                 "theory_in_ci": in_interval(low, high, exact),
+                "cells": cells_read(group),
             }
         )
     table = pd.DataFrame(rows).sort_values(["memorize", "level", "depth"])
-    save_table(table, ctx.tables, experiment)
+    save_table(table.drop(columns="cells"), ctx.tables, experiment)
     return table
 
 
@@ -433,6 +511,7 @@ def analyze_best_probability(
             f"level {paper['level']}, depth {paper['depth']}: P(best score) "
             f"{'with' if memorize else 'without'} memorization"
         )
+        kind = DATA
         if not memorize:
             ours += f"; dynamic programme {row.theory_no_memorization:.4f}"
             verdict = verdict_interval(row.ci_low, row.ci_high, paper[key] - tol, paper[key] + tol)
@@ -441,6 +520,7 @@ def analyze_best_probability(
             ours += note
             if note:
                 claim += " (verdict: the paper's value against the exact one)"
+                kind = EXACT
         claims.append(
             Claim(
                 SECTION,
@@ -449,6 +529,8 @@ def analyze_best_probability(
                 ours,
                 verdict,
                 rerun_command(ctx.scale, experiment),
+                row.cells,
+                kind=kind,
             )
         )
     independent = best_probability_table(ctx, COVERAGE_EXPERIMENT)
@@ -506,10 +588,11 @@ def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
                 "theory_no_memorization": float(score_distribution(depth, level)[depth]),
                 "theory": exact,
                 "theory_in_ci": in_interval(low, high, exact),
+                "cells": cells_read(group),
             }
         )
     table = pd.DataFrame(rows).sort_values(["level", "memorize_from", "depth"])
-    save_table(table, ctx.tables, experiment)
+    save_table(table.drop(columns="cells"), ctx.tables, experiment)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for (level, start), part in table.groupby(["level", "memorize_from"]):
         bars = ax.errorbar(
@@ -555,6 +638,8 @@ def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
                 f"{row.p_best:.3f} [{row.ci_low:.3f}, {row.ci_high:.3f}] (n={int(row.n)})" + note,
                 verdict,
                 rerun_command(ctx.scale, experiment),
+                row.cells,
+                kind=EXACT if note else DATA,
             )
         )
     claims += exact_cells_claim(
@@ -603,6 +688,25 @@ def anytime_curves(df, axis):
     return grid, curves
 
 
+def curve_searches(df: pd.DataFrame) -> dict[tuple, pd.DataFrame]:
+    """The searches behind each curve of ``anytime_curves`` (level, memorize), in its order."""
+    return {key: group for key, group in df.groupby(["level", "memorize"])}
+
+
+def averaged_gap(
+    a: np.ndarray, a_rows: pd.DataFrame, b: np.ndarray, b_rows: pd.DataFrame, common: np.ndarray
+) -> Combination:
+    """The mean of each search's score averaged over the ``common`` grid points, curve ``a``
+    (its searches ``a_rows``) minus curve ``b``: paired by search where the two cells share
+    their seeds (``analysis.pairing``), else Welch's."""
+
+    def frame(matrix: np.ndarray, rows: pd.DataFrame) -> pd.DataFrame:
+        kept = [c for c in ("cell", "search", "seed", SEED, SCHEME) if c in rows.columns]
+        return rows[kept].assign(score=matrix[:, common].mean(1))
+
+    return mean_combination([(1.0, frame(a, a_rows)), (-1.0, frame(b, b_rows))])
+
+
 def realtime_table(grid: np.ndarray, curves: dict, axis: str) -> pd.DataFrame:
     """Mean best score of each level and memorization at each grid point of ``axis`` that
     every search had reached, with its 95% t interval."""
@@ -644,9 +748,12 @@ def realtime_figures(ctx: Context, table: pd.DataFrame, axis: str, experiment: s
         save_figure(fig, ctx.figures, f"{experiment}_{fig_name}_{axis}")
 
 
-def memorized_gap_claims(grid: np.ndarray, curves: dict, paper: dict, cmd: str) -> list[Claim]:
+def memorized_gap_claims(
+    grid: np.ndarray, curves: dict, searches: dict, paper: dict, cmd: str
+) -> list[Claim]:
     """With memorization, each level against the one below in real time, where the paper
-    gives the gain: each search's scores averaged over the common time points."""
+    gives the gain: each search's scores averaged over the common time points (``searches``:
+    each curve's searches, ``curve_searches``)."""
     claims = []
     levels = sorted(level for (level, m) in curves if m)
     for lo, hi in zip(levels, levels[1:], strict=False):
@@ -657,7 +764,8 @@ def memorized_gap_claims(grid: np.ndarray, curves: dict, paper: dict, cmd: str) 
         value = paper["realtime_gain_with_memorization"].get(f"level{hi}_minus_level{lo}")
         if value is None:
             continue
-        diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+        rows = searches[(hi, True)], searches[(lo, True)]
+        gap = averaged_gap(a, rows[0], b, rows[1], common)
         claims.append(
             Claim(
                 SECTION,
@@ -665,16 +773,17 @@ def memorized_gap_claims(grid: np.ndarray, curves: dict, paper: dict, cmd: str) 
                 f"about {value} points (read as within 0.5; investigation: "
                 "docs/investigations/leftmove_realtime.md)",
                 f"+{value}",
-                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] over "
-                f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}",
-                verdict_interval(low, high, value - 0.5, value + 0.5),
+                f"{gap.value:+.2f} [{gap.low:+.2f}, {gap.high:+.2f}] over "
+                f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]} ({gap.pairing})",
+                verdict_interval(gap.low, gap.high, value - 0.5, value + 0.5),
                 cmd,
+                cells_read(*rows),
             )
         )
     return claims
 
 
-def unmemorized_gap_claims(curves: dict, cmd: str) -> list[Claim]:
+def unmemorized_gap_claims(curves: dict, searches: dict, cmd: str) -> list[Claim]:
     """Without memorization, levels 2 and 3 against level 1 in real time: the paper finds them
     worse."""
     claims = []
@@ -685,15 +794,18 @@ def unmemorized_gap_claims(curves: dict, cmd: str) -> list[Claim]:
         common = ~(np.isnan(a).any(axis=0) | np.isnan(b).any(axis=0))
         if not common.any():
             continue
-        diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+        rows = searches[(hi, False)], searches[(1, False)]
+        gap = averaged_gap(a, rows[0], b, rows[1], common)
         claims.append(
             Claim(
                 SECTION,
                 f"real time, no memorization: level {hi} is worse than level 1",
                 "worse",
-                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] points, n={a.shape[0]}",
-                verdict_sign(-high, -low),
+                f"{gap.value:+.2f} [{gap.low:+.2f}, {gap.high:+.2f}] points, n={a.shape[0]} "
+                f"({gap.pairing})",
+                verdict_sign(-gap.high, -gap.low),
                 cmd,
+                cells_read(*rows),
             )
         )
     return claims
@@ -713,8 +825,9 @@ def analyze_realtime(ctx: Context, experiment: str = "leftmove_realtime") -> lis
         save_table(table, ctx.tables, f"{experiment}_{axis}")
         realtime_figures(ctx, table, axis, experiment)
         if axis == "seconds":
-            claims += memorized_gap_claims(grid, curves, paper, cmd)
-            claims += unmemorized_gap_claims(curves, cmd)
+            searches = curve_searches(df)
+            claims += memorized_gap_claims(grid, curves, searches, paper, cmd)
+            claims += unmemorized_gap_claims(curves, searches, cmd)
     return claims
 
 
@@ -748,6 +861,7 @@ def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[
             f"{', '.join(str(d) for d in sorted(df['depth'].unique()))}",
             "agrees" if always else "differs",
             cmd,
+            cells_read(df),
         ),
         Claim(
             SECTION,
@@ -756,6 +870,7 @@ def analyze_leftmost(ctx: Context, experiment: str = "leftmost_level1") -> list[
             "equal in every search" if exact else "not equal in some searches",
             "agrees" if exact else "differs",
             cmd,
+            cells_read(df),
         ),
     ]
 

@@ -12,8 +12,11 @@ Methods:
   fewer than 100 searches (the bootstrap then trusts a handful of ties), is 'not enough data'.
 - Real time (Fig 10): each search's best score on a grid of 0.01 s doubling (and of playouts
   doubling); level comparisons average each search's scores over the grid points where every
-  search of both levels has finished one nested search, then a Welch interval.
+  search of both levels has finished one nested search, then an interval of the difference,
+  paired by search where the cells share their seeds (``analysis.pairing``), else Welch's.
 """
+
+from typing import Any
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -36,10 +39,10 @@ from analysis.common import (
     save_table,
     verdict_interval,
     verdict_sign,
-    welch_diff,
 )
-from analysis.leftmove import anytime_curves
+from analysis.leftmove import anytime_curves, averaged_gap, curve_searches
 from analysis.morpion_common import NMCS_EXPERIMENTS, any_ran, mean_ci, morpion_5d
+from analysis.pairing import mean_combination, ratio_of_means
 
 NMCS = "NMCS 5.1 (Morpion Solitaire 5D, Figs 8-10)"
 DISTRIBUTIONS = ("morpion_fig8_fig9_level0", "morpion_fig8_fig9", "morpion_fig9_level3")
@@ -47,6 +50,20 @@ BOOTSTRAP = 2000
 # The bootstrap of a mode takes the observed frequencies for the truth, which holds only when
 # the scores near the peak were each seen many times: fewer searches are 'not enough data'.
 MIN_PEAK_SEARCHES = 100
+# The rules that decide this section's verdicts, as the report prints them.
+PEAK_RULE = (
+    "peaks: the mode of our scores with its multinomial-bootstrap 95% interval against the "
+    "paper's peak ± 0.5, widened by the reading tolerance shown; 'not enough data' below "
+    f"{MIN_PEAK_SEARCHES} searches"
+)
+DIFFERENCE_RULE = (
+    "differences and ratios of cells: 95% intervals (Student's t, or the delta method for a "
+    "ratio), paired by search where the cells share their seeds, as each row says"
+)
+LINEAR_RULE = (
+    "Fig 10 'almost linear': 'agrees' when R^2 >= 0.9 at every level; 'not enough data' below 6 "
+    "time points or 10 searches a level"
+)
 
 
 def mode_interval(scores, seed=0):
@@ -200,6 +217,7 @@ def peak_claims(
                 ),
                 cmd,
                 reads[level],
+                rules=(PEAK_RULE,),
             )
         )
     return claims
@@ -212,21 +230,21 @@ def memorization_claims(df: pd.DataFrame, cmd: str) -> list[Claim]:
     for level in (1, 2):
         with_memo = df[(df["level"] == level) & df["memorize"].astype(bool)]
         without = df[(df["level"] == level) & ~df["memorize"].astype(bool)]
-        a, b = with_memo["score"], without["score"]
         claim = f"level {level}: memorization gives longer games (Fig 9 vs Fig 8)"
-        if len(a) < 2 or len(b) < 2:
+        if len(with_memo) < 2 or len(without) < 2:
             claims.append(Claim(NMCS, claim, "higher peak", "-", "not run", cmd))
             continue
-        diff, low, high = welch_diff(a, b)
+        gap = mean_combination([(1.0, with_memo), (-1.0, without)])
         claims.append(
             Claim(
                 NMCS,
                 claim,
                 "higher peak",
-                f"mean {diff:+.2f} [{low:+.2f}, {high:+.2f}] moves",
-                verdict_sign(low, high),
+                f"mean {gap.value:+.2f} [{gap.low:+.2f}, {gap.high:+.2f}] moves ({gap.pairing})",
+                verdict_sign(gap.low, gap.high),
                 cmd,
                 cells_read(with_memo, without),
+                rules=(DIFFERENCE_RULE,),
             )
         )
     return claims
@@ -240,28 +258,22 @@ def level_cost_claims(df: pd.DataFrame, paper: dict, cmd: str) -> list[Claim]:
     memo = df[df["memorize"].astype(bool) | (df["level"] == 0)]
     for level in (2, 3):
         upper, lower = memo[memo["level"] == level], memo[memo["level"] == level - 1]
-        hi = upper["playout_moves"].to_numpy(float)
-        lo = lower["playout_moves"].to_numpy(float)
         claim = f"a level-{level} search is about {ratio} times longer than a level-{level - 1} one"
-        if len(hi) < 2 or len(lo) < 2:
+        if len(upper) < 2 or len(lower) < 2:
             claims.append(Claim(NMCS, claim, f"x{ratio}", "-", "not run", cmd))
             continue
-        rng = np.random.default_rng(level)
-        boot = [
-            rng.choice(hi, hi.size).mean() / rng.choice(lo, lo.size).mean()
-            for _ in range(BOOTSTRAP)
-        ]
-        low, high = np.percentile(boot, [2.5, 97.5])
+        value, low, high, pairing = ratio_of_means(upper, lower, "playout_moves")
         claims.append(
             Claim(
                 NMCS,
                 claim + " (moves played in playouts, memorization; 'about' read as within a "
                 "factor 2)",
                 f"x{ratio}",
-                f"x{hi.mean() / lo.mean():.0f} [{low:.0f}, {high:.0f}] (bootstrap)",
+                f"x{value:.0f} [{low:.0f}, {high:.0f}] ({pairing})",
                 verdict_interval(low, high, ratio / 2, 2 * ratio),
                 cmd,
                 cells_read(upper, lower),
+                rules=(DIFFERENCE_RULE,),
             )
         )
     return claims
@@ -290,12 +302,17 @@ def analyze_distributions(ctx: Context) -> list[Claim]:
     return claims
 
 
-def _standardized_gain(low: np.ndarray, high: np.ndarray) -> tuple[float, float]:
-    """(mean(high) - mean(low)) / sd(low) and its standard error (delta method; independent
-    samples)."""
-    s = low.std(ddof=1)
-    d = (high.mean() - low.mean()) / s
-    var = high.var(ddof=1) / (high.size * s * s) + 1 / low.size + d * d / (2 * (low.size - 1))
+def _standardized_gain(low: Any, high: Any) -> tuple[float, float]:
+    """(mean(high) - mean(low)) / sd(low) and its standard error (delta method), from two
+    cells' scores (frames with a ``score`` column, or arrays): the difference of means paired by
+    search where the cells share their seeds (``analysis.pairing``)."""
+    low, high = (
+        x if isinstance(x, pd.DataFrame) else pd.DataFrame({"score": x}) for x in (low, high)
+    )
+    s = float(low["score"].std(ddof=1))
+    gap = mean_combination([(1.0, high), (-1.0, low)])
+    d = gap.value / s
+    var = gap.se**2 / (s * s) + d * d / (2 * (len(low) - 1))
     return float(d), float(np.sqrt(var))
 
 
@@ -313,7 +330,7 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
         ctx.scale, "morpion_fig8_fig9", "morpion_fig8_fig9_level0", "leftmove_distributions"
     )
     left = ctx.results("leftmove_distributions")
-    gains, read = {}, []
+    gains, read, pairs = {}, [], {}
     for name, rows in (("Morpion", df), ("left move", left)):
         if rows.empty:
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
@@ -321,15 +338,18 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
         plain = rows[~rows["memorize"].astype(bool)]
         if 0 not in set(plain["level"]):
             plain = pd.concat([plain, rows[rows["level"] == 0]])
-        by_level = {lv: g["score"].to_numpy(float) for lv, g in plain.groupby("level")}
+        by_level = {lv: g for lv, g in plain.groupby("level")}
         read.append(plain[plain["level"].isin([0, 1, 2])])
         if not {0, 1, 2} <= set(by_level):
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
+        if name == "Morpion":
+            pairs = by_level
         gains[name] = (
             _standardized_gain(by_level[1], by_level[2]),
             _standardized_gain(by_level[0], by_level[1])[0],
         )
     depth = int(left["depth"].iloc[0])
+    pairing = mean_combination([(1.0, pairs[2]), (-1.0, pairs[1])]).pairing
     (dm, sm), dm0 = gains["Morpion"]
     (dl, sl), dl0 = gains["left move"]
     diff, half = dm - dl, 1.96 * np.hypot(sm, sl)
@@ -339,11 +359,13 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
             claim,
             "better",
             f"level 1 to 2: Morpion {dm:+.2f} sd, left move (depth {depth}) {dl:+.2f} sd, "
-            f"difference {diff:+.2f} [{diff - half:+.2f}, {diff + half:+.2f}]; level 0 to 1 (for "
+            f"difference {diff:+.2f} [{diff - half:+.2f}, {diff + half:+.2f}] (Morpion's levels "
+            f"{pairing}; the two games independent); level 0 to 1 (for "
             f"comparison): Morpion {dm0:+.2f} sd, left move {dl0:+.2f} sd",
             verdict_sign(diff - half, diff + half),
             cmd,
             cells_read(*read),
+            rules=(DIFFERENCE_RULE,),
         )
     ]
 
@@ -435,10 +457,12 @@ def log_linear_claim(seconds_table: pd.DataFrame, df: pd.DataFrame, cmd: str) ->
         if min(f[3] for f in fits) < 6 or df.groupby("level").size().min() < 10
         else (AGREES if min(f[2] for f in fits) >= 0.9 else DIFFERS),
         cmd,
+        cells_read(df),
+        rules=(LINEAR_RULE,),
     )
 
 
-def level_gap_claims(grid: np.ndarray, curves: dict, cmd: str) -> list[Claim]:
+def level_gap_claims(grid: np.ndarray, curves: dict, searches: dict, cmd: str) -> list[Claim]:
     """Fig 10's level comparisons in real time: each search's scores averaged over the time
     points where every search of both levels has finished one nested search."""
     claims = []
@@ -452,16 +476,19 @@ def level_gap_claims(grid: np.ndarray, curves: dict, cmd: str) -> list[Claim]:
         if not common.any() or min(a.shape[0], b.shape[0]) < 2:
             claims.append(Claim(NMCS, claim, "better", "no common time point", "not run", cmd))
             continue
-        diff, low, high = welch_diff(a[:, common].mean(1), b[:, common].mean(1))
+        rows = searches[(hi, True)], searches[(lo, True)]
+        gap = averaged_gap(a, rows[0], b, rows[1], common)
         claims.append(
             Claim(
                 NMCS,
                 claim,
                 "better",
-                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] moves over "
-                f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]}",
-                verdict_sign(low, high),
+                f"{gap.value:+.2f} [{gap.low:+.2f}, {gap.high:+.2f}] moves over "
+                f"{grid[common][0]:g}-{grid[common][-1]:g} s, n={a.shape[0]} ({gap.pairing})",
+                verdict_sign(gap.low, gap.high),
                 cmd,
+                cells_read(*rows),
+                rules=(DIFFERENCE_RULE,),
             )
         )
     return claims
@@ -487,7 +514,7 @@ def analyze_realtime(ctx: Context, experiment: str = "morpion_fig10") -> list[Cl
     # The fit reads the table back from its CSV, whose floats are rounded (common.CSV_DIGITS).
     seconds_table = pd.read_csv(ctx.tables / f"{experiment}_seconds.csv")
     return [log_linear_claim(seconds_table, df, cmd)] + level_gap_claims(
-        *curves_by_axis["seconds"], cmd
+        *curves_by_axis["seconds"], curve_searches(df), cmd
     )
 
 

@@ -26,6 +26,7 @@ from analysis.common import (
     Claim,
     Context,
     Verdict,
+    cells_read,
     paper_values,
     prediction_interval,
     rerun_command,
@@ -35,9 +36,9 @@ from analysis.common import (
     verdict_p,
     verdict_sign,
     verdict_single_run,
-    welch_diff,
 )
 from analysis.morpion_common import REFLEXIVE_EXPERIMENTS, any_ran, mean_ci, morpion_5d
+from analysis.pairing import mean_combination
 
 RMC = "Reflexive MC 4 (Morpion Solitaire 5D, Tables 1-5)"
 
@@ -108,19 +109,49 @@ def games_table(ctx, key, experiment, algo, policy):
 MOBILITY_JOINT_GAMES = (10, 100, 1000)
 
 
+SINGLE_RUN_RULE = (
+    "one run (the paper's tables give one run per row): 'agrees' when the paper's value lies in "
+    f"our distribution-free 95% prediction interval of one run, which needs at least "
+    f"{MIN_PREDICTION_RUNS} runs; 'differs' carries the run's two-sided rank p-value"
+)
+JOINT_RULE = (
+    "the 10-, 100- and 1,000-game rows of Table 2 together (the paper's lengths all in our "
+    "upper tail): Fisher's combination of the three rows' upper-tail p-values, (k + 1) / "
+    "(n + 1) with k of our n runs at least as long, on 6 degrees of freedom, the paper's three "
+    "runs taken as independent; 'differs' below 0.05"
+)
+
+
+def upper_tail_p(scores: Any, value: float) -> float:
+    """The rank p-value of one run at least as long as ``value`` among ours: (k + 1) / (n + 1),
+    k of our n runs reaching it (a valid p-value where the plain share k / n, which can be 0,
+    is not)."""
+    v = np.asarray(scores, float)
+    return float(((v >= value).sum() + 1) / (v.size + 1))
+
+
+def fisher_combination(pvalues: list[float]) -> tuple[float, float]:
+    """Fisher's statistic -2 sum(log p) of independent p-values and its chi-square p-value
+    (2k degrees of freedom)."""
+    statistic = float(-2 * np.log(np.asarray(pvalues, float)).sum())
+    return statistic, float(stats.chi2.sf(statistic, 2 * len(pvalues)))
+
+
 def _mobility_row_claim(ctx, table, df):
     if df.empty or "n" not in table:
         return []
     rows = table[table["games"].isin(MOBILITY_JOINT_GAMES)].dropna(subset=["n"])
     if len(rows) < len(MOBILITY_JOINT_GAMES):
         return []
-    chances = []
+    chances, pvalues, read = [], [], []
     for r in rows.itertuples():
-        scores = df[df["budget_playouts"].eq(r.games).fillna(False)]["score"]
+        scores = df[df["budget_playouts"].eq(r.games).fillna(False)]
         if len(scores) < MIN_PREDICTION_RUNS:
             return []
-        chances.append(float((scores >= r.paper_length).mean()))
-    joint = float(np.prod(chances))
+        read.append(scores)
+        chances.append(float((scores["score"] >= r.paper_length).mean()))
+        pvalues.append(upper_tail_p(scores["score"], r.paper_length))
+    statistic, p = fisher_combination(pvalues)
     return [
         Claim(
             RMC,
@@ -129,9 +160,14 @@ def _mobility_row_claim(ctx, table, df):
             ", ".join(str(v) for v in rows["paper_length"]),
             "chance that one run of ours reaches each: "
             + ", ".join(f"{c:.2f}" for c in chances)
-            + f"; jointly {joint:.3f}",
-            verdict_p(joint >= 0.01, joint),
+            + "; upper-tail p-values: "
+            + ", ".join(f"{v:.2f}" for v in pvalues)
+            + f"; Fisher's combination: chi-square {statistic:.1f} on {2 * len(pvalues)} "
+            f"degrees of freedom, p = {p:.2g}",
+            verdict_p(p >= 0.05, p),
             rerun_command(ctx.scale, "morpion_reflexive_table2"),
+            cells_read(*read),
+            rules=(JOINT_RULE,),
         )
     ]
 
@@ -174,6 +210,8 @@ def analyze_games_tables(ctx: Context) -> list[Claim]:
                     single_run_text(r),
                     verdict_single_run(group["score"], r.paper_length),
                     cmd,
+                    cells_read(group),
+                    rules=(SINGLE_RUN_RULE,),
                 )
             )
     claims += _mobility_row_claim(ctx, *tables.get("rmc_table2", (pd.DataFrame(), pd.DataFrame())))
@@ -190,16 +228,27 @@ def analyze_games_tables(ctx: Context) -> list[Claim]:
     return claims
 
 
-def _mean_difference(a_table, b_table, games, b_games=None):
-    """Average over ``games`` of mean(a) - mean(b), with a normal 95% interval; b's row of
-    each pair is ``b_games`` where given (pairs of equal time instead of equal games)."""
-    a = a_table.set_index("games").loc[games]
-    b = b_table.set_index("games").loc[games if b_games is None else b_games]
-    diff = (a["mean"].to_numpy() - b["mean"].to_numpy()).mean()
-    var_a = (a["ci95"] / stats.t.ppf(0.975, a["n"] - 1)) ** 2
-    var_b = (b["ci95"] / stats.t.ppf(0.975, b["n"] - 1)) ** 2
-    half = 1.96 * np.sqrt(var_a.sum() + var_b.sum()) / len(games)
-    return diff, diff - half, diff + half
+MEAN_DIFFERENCE_RULE = (
+    "means of several rows against each other: the average of the rows' mean differences with "
+    "its 95% interval (Student's t), paired search by search where the cells share their seeds "
+    "(the covariance of their means from their paired searches), as each row says"
+)
+
+
+def _rows_of(df: pd.DataFrame, games: int) -> pd.DataFrame:
+    return df[df["budget_playouts"].eq(games).fillna(False)]
+
+
+def _mean_difference(a_rows, b_rows, games, b_games=None):
+    """Average over ``games`` of mean(a) - mean(b) (``a_rows``, ``b_rows``: the searches of
+    two tables), with its 95% interval (``analysis.pairing.mean_combination``: paired where
+    the cells share seeds); b's row of each pair is ``b_games`` where given (pairs of equal
+    time instead of equal games)."""
+    b_games = games if b_games is None else b_games
+    w = 1.0 / len(games)
+    parts = [(w, _rows_of(a_rows, g)) for g in games]
+    parts += [(-w, _rows_of(b_rows, g)) for g in b_games]
+    return mean_combination(parts), cells_read(*(part for _, part in parts))
 
 
 def _compare_tables(ctx, tables):
@@ -223,7 +272,7 @@ def _compare_tables(ctx, tables):
         ),
     )
     for a_key, b_key, claim, paper, games in specs:
-        a_table, b_table = tables[a_key][0], tables[b_key][0]
+        (a_table, a_rows), (b_table, b_rows) = tables[a_key], tables[b_key]
         cmd = rerun_command(
             ctx.scale,
             *(e for k, e, *_ in TABLES if k in (a_key, b_key)),
@@ -235,15 +284,18 @@ def _compare_tables(ctx, tables):
         if not ok:
             claims.append(Claim(RMC, claim, paper, "-", "not run", cmd))
             continue
-        diff, low, high = _mean_difference(a_table, b_table, games)
+        c, read = _mean_difference(a_rows, b_rows, games)
         claims.append(
             Claim(
                 RMC,
                 claim,
                 paper,
-                f"{diff:+.2f} [{low:+.2f}, {high:+.2f}] moves (mean difference)",
-                verdict_sign(low, high),
+                f"{c.value:+.2f} [{c.low:+.2f}, {c.high:+.2f}] moves (mean difference; "
+                f"{c.pairing})",
+                verdict_sign(c.low, c.high),
                 cmd,
+                read,
+                rules=(MEAN_DIFFERENCE_RULE,),
             )
         )
     claims += _equal_time_claim(ctx, tables)
@@ -255,7 +307,7 @@ def _equal_time_claim(ctx, tables):
     find similar lengths". A mobility playout costs about ten random ones (paper and here), so
     mobility's N games are paired with random moves' 10N; 'similar' is read as a mean
     difference within one move."""
-    (mob, _), (rnd, _) = tables["rmc_table2"], tables["rmc_table1"]
+    (mob, mob_rows), (rnd, rnd_rows) = tables["rmc_table2"], tables["rmc_table1"]
     claim = (
         "Tables 1-2: at equal search times (mobility's N games against random moves' 10 N), "
         "the two find similar lengths (read as: mean difference within 1 move)"
@@ -268,7 +320,7 @@ def _equal_time_claim(ctx, tables):
     )
     if not ok:
         return [Claim(RMC, claim, "similar", "-", NOT_RUN, cmd)]
-    diff, low, high = _mean_difference(mob, rnd, games, [10 * g for g in games])
+    c, read = _mean_difference(mob_rows, rnd_rows, games, [10 * g for g in games])
     m, r = mob.set_index("games"), rnd.set_index("games")
     time_ratio = np.mean([m.loc[g, "mean_seconds"] / r.loc[10 * g, "mean_seconds"] for g in games])
     return [
@@ -276,11 +328,13 @@ def _equal_time_claim(ctx, tables):
             RMC,
             claim,
             "similar (e.g. 61 vs 60, 64 vs 64)",
-            f"mobility - random {diff:+.2f} [{low:+.2f}, {high:+.2f}] moves over N = "
-            f"{games[0]:,} to {games[-1]:,}; mobility's N games take {time_ratio:.1f} times as "
-            "long as random's 10 N here",
-            verdict_interval(low, high, -1, 1),
+            f"mobility - random {c.value:+.2f} [{c.low:+.2f}, {c.high:+.2f}] moves over N = "
+            f"{games[0]:,} to {games[-1]:,} ({c.pairing}); mobility's N games take "
+            f"{time_ratio:.1f} times as long as random's 10 N here",
+            verdict_interval(c.low, c.high, -1, 1),
             cmd,
+            read,
+            rules=(MEAN_DIFFERENCE_RULE,),
         )
     ]
 
@@ -338,6 +392,8 @@ def analyze_reflexive(ctx: Context, experiment: str = "morpion_reflexive_table4_
                 f"{r.paper_seconds:g} s)",
                 verdict_single_run(df[df["pair"] == (r.games, r.meta_games)]["score"], value),
                 cmd,
+                cells_read(df[df["pair"] == (r.games, r.meta_games)]),
+                rules=(SINGLE_RUN_RULE,),
             )
         )
     claims.append(_record_78_claim(df, paper["rmc_qualitative"]["record_78"], cmd))
@@ -371,6 +427,12 @@ def _record_78_claim(df: pd.DataFrame, record: dict, cmd: str) -> Claim:
         f"at most {upper:.2f}); {r.mean_seconds:.3g} s per search here",
         AGREES if hits else NOT_ENOUGH,
         cmd,
+        cells_read(group),
+        rules=(
+            "a record is the best of the author's runs, whose number is not given: a run of ours "
+            "that reaches it agrees; none is 'not enough data', never 'differs' (the chance of "
+            "one run is bounded by the exact binomial 95% interval)",
+        ),
     )
 
 
@@ -427,18 +489,20 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
     if not comparisons:
         return [Claim(RMC, claim, f"C = {best_c}", "-", NOT_RUN, cmd)]
     confidence = 1 - 0.05 / len(comparisons)
-    wins, losses, parts = 0, 0, []
-    smallest_p = 1.0  # of the Welch tests of the constants that beat it (Bonferroni below)
+    wins, losses, parts, pairings = 0, 0, [], []
+    smallest_p = 1.0  # of the tests of the constants that beat it (Bonferroni below)
     for budget, c in comparisons:
-        ours = df[(df["budget_playouts"] == budget) & (df["c"] == best_c)]["score"]
-        other = df[(df["budget_playouts"] == budget) & (df["c"] == c)]["score"]
+        ours = df[(df["budget_playouts"] == budget) & (df["c"] == best_c)]
+        other = df[(df["budget_playouts"] == budget) & (df["c"] == c)]
         if len(ours) < 2 or len(other) < 2:
             return [Claim(RMC, claim, f"C = {best_c}", "-", NOT_RUN, cmd)]
-        _, low, high = welch_diff(ours, other, confidence)
-        wins += low > 0
-        losses += high < 0
-        if high < 0:
-            smallest_p = min(smallest_p, stats.ttest_ind(ours, other, equal_var=False).pvalue)
+        # Paired search by search where the two constants' cells share their seeds.
+        gap = mean_combination([(1.0, ours), (-1.0, other)], confidence=confidence)
+        pairings.append(gap.pairing)
+        wins += gap.low > 0
+        losses += gap.high < 0
+        if gap.high < 0:
+            smallest_p = min(smallest_p, gap.p_value())
     rng = np.random.default_rng(0)
     for budget, part in table.groupby("budget_playouts"):
         means = ", ".join(f"{c:g}: {m:.2f}" for c, m in zip(part["c"], part["mean"], strict=True))
@@ -460,10 +524,18 @@ def analyze_uct_c(ctx: Context, experiment: str = UCT_C) -> list[Claim]:
             claim + " (investigation: docs/investigations/morpion_uct_constant.md)",
             f"C = {best_c}",
             "; ".join(parts) + f"; C = {best_c} is better than {wins} and worse than {losses} of "
-            f"{len(comparisons)} (constant, budget) pairs (Welch, Bonferroni), "
-            f"n={int(table['n'].min())} per cell",
+            f"{len(comparisons)} (constant, budget) pairs (Bonferroni; "
+            f"{', '.join(dict.fromkeys(pairings))}), n={int(table['n'].min())} per cell",
             verdict,
             cmd,
+            cells_read(df),
+            rules=(
+                f"UCT's constant: C = {best_c} against each other constant at each budget, a "
+                "95% interval of the difference of means (paired by search where the cells "
+                "share their seeds, else Welch's) with Bonferroni's correction over the "
+                "comparisons; 'differs' when some constant beats it, 'agrees' when it beats "
+                "every other, else 'not enough data'",
+            ),
         )
     ]
 

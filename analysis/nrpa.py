@@ -48,6 +48,16 @@ GAMES_VS_NMCS = {"morpion": "Morpion 5D", "samegame": "SameGame (position 0)"}
 DEEP = ("nrpa_vs_nmcs_deep", "nrpa_vs_nmcs_deep_nmcs")
 # Searches per side below which a comparison gives no verdict.
 MIN_VS_NMCS = 30
+# Equal time: NMCS's searches stop after the playout that crosses their budget; a cell that
+# ran longer than this factor of NRPA's time is not at equal time.
+TIME_FACTOR = 1.5
+VS_NMCS_RULES = (
+    "NRPA against NMCS: 'agrees' when the 95% interval of NRPA's mean minus NMCS's lies above "
+    "0, 'differs' when below (paired by search where the cells share seeds, else Welch's); "
+    f"no verdict below {MIN_VS_NMCS} searches a side",
+    f"at equal time: no verdict where NMCS's searches ran more than {TIME_FACTOR} times NRPA's "
+    "mean time",
+)
 LABELS = {
     "iterative": "NMCS (memorized, iterative)",
     "iterative_beam": "beam search (16)",
@@ -355,12 +365,29 @@ def _vs_nmcs_claim(r: Any, paper: dict, cmd: str) -> Claim:
     if r.nrpa_policy in POLICY_NOTES:
         # What each side's playouts choose from, where it bears on the verdict.
         ours += f"; {POLICY_NOTES[r.nrpa_policy]}"
-    verdict = verdict_sign(r.ci95_low, r.ci95_high) if n >= MIN_VS_NMCS else NOT_ENOUGH
-    if r.basis == "time" and r.nmcs_seconds > 1.5 * r.nrpa_seconds:
-        # The budget was equal, the time was not: NMCS's last playout ran past it.
-        ours += "; NMCS ran more than 1.5 times NRPA's time: no verdict"
+    verdict = verdict_sign(r.ci95_low, r.ci95_high)
+    if n < MIN_VS_NMCS:
+        # The rule decides here: said in the row, with what the interval alone would say.
+        ours += (
+            f"; fewer than {MIN_VS_NMCS} searches a side: no verdict (the interval alone: "
+            f"{verdict})"
+        )
         verdict = NOT_ENOUGH
-    return Claim(SECTION_VS_NMCS, claim, paper["paper"], ours, verdict, cmd, r.reads, statement)
+    if r.basis == "time" and r.nmcs_seconds > TIME_FACTOR * r.nrpa_seconds:
+        # The budget was equal, the time was not: NMCS's last playout ran past it.
+        ours += f"; NMCS ran more than {TIME_FACTOR} times NRPA's time: no verdict"
+        verdict = NOT_ENOUGH
+    return Claim(
+        SECTION_VS_NMCS,
+        claim,
+        paper["paper"],
+        ours,
+        verdict,
+        cmd,
+        r.reads,
+        statement,
+        rules=VS_NMCS_RULES,
+    )
 
 
 def _readings(table: pd.DataFrame, claims: list[Claim], paper: dict, cmd: str) -> list[Claim]:

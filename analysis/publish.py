@@ -27,8 +27,8 @@ and any one search can be recomputed from its config and index. ``meta.json`` ke
 commit, machine and times (compressed: its lines repeat one another). Publishing again replaces
 the cells it copies and keeps the others; experiments published by an older version (one folder
 per cell, or packed without counts) are packed again on the way.
-``RUNS.md`` lists what was published: per experiment the cells, searches, commits, machines and
-dates.
+``RUNS.md`` lists what was published: per experiment the cells, searches, seed schemes, commits
+(and whether the working tree had uncommitted changes), machines and dates.
 """
 
 import argparse
@@ -46,7 +46,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from nmcs.harness.provenance import now_iso
+from nmcs.harness.seeding import identity_scheme
 from nmcs.harness.summary import markdown_table
 
 DROPPED_COLUMNS = ("moves", "search_seed")
@@ -327,22 +327,47 @@ def publish(outputs: Path, scale: str, target: Path) -> pd.DataFrame:
 
 
 def write_runs(target: Path, scale: str) -> None:
-    """Rewrite ``target/RUNS.md`` from everything ``target`` holds: each cell's provenance."""
+    """Rewrite ``target/RUNS.md`` from everything ``target`` holds: each cell's provenance, its
+    seed scheme and whether it ran from a modified working tree. The same cells give the same
+    bytes (no date of its own: each cell's is in its row)."""
     table = pd.DataFrame([r for folder in sorted(target.glob("*/")) for r in _run_rows(folder)])
     if len(table):
+        seeds = table["seeds"].value_counts()
         lines = [
             f"# Published results ({scale} scale)",
             "",
-            f"Last published {now_iso()} by `python -m analysis.publish --scale {scale}`. Each "
-            "cell was run by `python run.py -m experiment=<experiment> scale=paper` at the "
-            "commit shown (`+`: with uncommitted changes), with the command-line overrides "
-            "shown beside it where a run was reduced; `seconds` is the search time summed over "
-            "its searches. Regenerate the report: `python -m analysis --from "
-            f"{target}`.",
+            f"Written by `python -m analysis.publish --scale {scale}` (and again by `python -m "
+            f"analysis --from {target} --publish`) from the cells packed here. Each cell was run "
+            "by `python run.py -m experiment=<experiment> scale=paper` at the commit shown, with "
+            "the command-line overrides shown beside it where a run was reduced; `seconds` is "
+            "the search time summed over its searches. Regenerate the report: `python -m "
+            f"analysis --from {target}`.",
+            "",
+            f"`seeds`: how the cell's searches were seeded (`nmcs.harness.seeding`): `cell`, its "
+            "own stream (cells independent); `common`, search i of every such cell with the same "
+            "base seed shares its random numbers (the analysis pairs such cells search by "
+            f"search). {_count(seeds.get('common', 0))} common, {_count(seeds.get('cell', 0))} "
+            "cell. `tree`: `modified` where the cell ran from a working tree with uncommitted "
+            f"changes, so that the commit shown is not the whole of its code "
+            f"({_count(int((table['tree'] == 'modified').sum()))} of {_count(len(table))} "
+            "cells).",
             "",
             markdown_table(table),
         ]
         (target / "RUNS.md").write_text("\n".join(lines))
+
+
+def _count(n: int) -> str:
+    return f"{int(n):,}"
+
+
+def seed_scheme(meta: dict) -> str:
+    """A cell's seed scheme as its ``meta.json`` records it (its identity; ``common`` for an
+    identity from before schemes existed)."""
+    identity = meta.get("identity")
+    if isinstance(identity, dict):
+        return identity_scheme(identity)
+    return str(meta.get("seed_scheme") or "unknown")
 
 
 def _being_extended(cell_dir: Path) -> bool:
@@ -373,14 +398,15 @@ def _run_rows(experiment_dir: Path) -> list[dict]:
     per_cell = df.groupby("cell_dir")[["size", "seconds"]].sum().rename(columns={"seconds": "sum"})
     rows = []
     for cell, meta in sorted(metas.items()):
-        dirty = "+" if meta.get("git_dirty") else ""
         rows.append(
             {
                 "experiment": experiment_dir.name,
                 "cell": cell,
                 "searches": int(per_cell.loc[cell, "size"]) if cell in per_cell.index else 0,
                 "reduced": reduced_overrides(meta, experiment_dir.name),
-                "commit": (meta.get("git_commit") or "unknown")[:10] + dirty,
+                "seeds": seed_scheme(meta),
+                "commit": (meta.get("git_commit") or "unknown")[:10],
+                "tree": "modified" if meta.get("git_dirty") else "clean",
                 "cpu": meta.get("cpu"),
                 "cores": meta.get("cores"),
                 "finished": meta.get("finished"),

@@ -42,6 +42,7 @@ from analysis.common import (
     verdict_sign,
     wilson,
 )
+from analysis.pairing import SEED, Combination, mean_combination
 
 # The paper's statements about its table, each judged under several readings.
 STATEMENTS = {
@@ -201,6 +202,17 @@ def figure(ctx, table: pd.DataFrame, budget: str, xlabel: str, stem: str, title:
     save_figure(fig, ctx.figures, stem)
 
 
+RULES = (
+    "win rates: Wilson 95% intervals; a version is a clear win, about half or a loss when its "
+    "interval lies inside that band (the bands of each reading are in its row); a pattern is "
+    "'differs' when no choice the intervals allow gives the paper's counts (no single test: "
+    "no p-value)",
+    "a setting worse than another: the 95% interval of the difference of win rates, paired "
+    "by match where the two settings' cells share their seeds, else Newcombe's; 'agrees' "
+    "above 0",
+)
+
+
 def newcombe_diff(p1: float, n1: int, p2: float, n2: int) -> tuple[float, float, float]:
     """p1 - p2 and Newcombe's hybrid score 95% interval (from the two Wilson intervals)."""
     l1, u1 = wilson(p1 * n1, n1)
@@ -305,16 +317,19 @@ class Reading(NamedTuple):
     verdict: str
 
 
-def judge(at: pd.DataFrame, where: str, paper: dict, cmd: str) -> list[Claim]:
+def judge(
+    at: pd.DataFrame, where: str, paper: dict, cmd: str, matches: pd.DataFrame | None = None
+) -> list[Claim]:
     """Every claim about the paper's table under each reading, from ``at``: our cells at one
     time per move and one board family (columns version, setting, n, win_rate, ci95_low,
-    ci95_high). A claim's text starts with ``where`` and names its reading."""
+    ci95_high; ``matches``: their match rows, which pair the settings' cells by match where they
+    share seeds). A claim's text starts with ``where`` and names its reading."""
     best = paper["best_setting"]
     present = [v for v in NAMES if ((at["version"] == v) & (at["setting"] == best)).any()]
     readings = (
         best_setting_readings(at, present, paper)
         + against_mcs_readings(at, present, paper)
-        + worse_setting_readings(at, present, paper)
+        + worse_setting_readings(at, present, paper, matches)
     )
     return [reading_claim(r, where, cmd) for r in readings]
 
@@ -329,6 +344,7 @@ def reading_claim(reading: Reading, where: str, cmd: str) -> Claim:
         reading.verdict,
         cmd,
         statement=f"{where}: {STATEMENTS[reading.statement]}",
+        rules=RULES,
     )
 
 
@@ -534,7 +550,9 @@ def mcs_assignment_reading(
 # ---------------------------------------------------------------- 3. the deeper setting
 
 
-def worse_setting_readings(at: pd.DataFrame, present: list[str], paper: dict) -> list[Reading]:
+def worse_setting_readings(
+    at: pd.DataFrame, present: list[str], paper: dict, matches: pd.DataFrame | None = None
+) -> list[Reading]:
     """Statement 3, reading (d): NMC(2)+COW is worse than NMC(1)+COW, pooled over each group
     of versions, then version by version."""
     worse = paper["worse_setting"]
@@ -545,13 +563,54 @@ def worse_setting_readings(at: pd.DataFrame, present: list[str], paper: dict) ->
         ("normal", NORMAL),
         ("misere", MISERE),
     ):
-        readings.append(worse_pooled_reading(at, [v for v in both if v in group], label, paper))
+        vs = [v for v in both if v in group]
+        readings.append(worse_pooled_reading(at, vs, label, paper, matches))
     readings.append(worse_by_version_reading(at, both, paper))
     return readings
 
 
-def worse_pooled_reading(at: pd.DataFrame, vs: list[str], label: str, paper: dict) -> Reading:
-    """Reading (d) pooled over the versions ``vs`` (both settings ran) of the group ``label``."""
+def match_scores(
+    at: pd.DataFrame, matches: pd.DataFrame, version: str, setting: str
+) -> pd.DataFrame:
+    """One cell's matches as a win score each (1, 0.5, 0) with their index and seed (as
+    ``search``, ``search_seed``): what ``analysis.pairing`` pairs by."""
+    board = at[(at["version"] == version) & (at["setting"] == setting)]["board"].iloc[0]
+    boards = [f"{r}x{c}" for r, c in zip(matches["rows"], matches["cols"], strict=True)]
+    rows = matches[
+        (matches["version"] == version)
+        & (matches["player_a"] == setting)
+        & (pd.Series(boards, index=matches.index) == board)
+    ]
+    return pd.DataFrame(
+        {
+            "search": rows["match"].to_numpy(),
+            SEED: rows["match_seed"].to_numpy() if "match_seed" in rows else pd.NA,
+            "score": ((rows["outcome_a"] + 1) / 2).to_numpy(float),
+        }
+    )
+
+
+def pooled_difference(
+    at: pd.DataFrame, matches: pd.DataFrame, vs: list[str], best: str, worse: str
+) -> Combination:
+    """The win rate of ``best`` minus ``worse`` over every match of versions ``vs``, the two
+    settings' cells of a version paired by match where they share seeds."""
+    parts = []
+    for v in vs:
+        a, b = match_scores(at, matches, v, best), match_scores(at, matches, v, worse)
+        parts.append((a, b))
+    na, nb = sum(len(a) for a, _ in parts), sum(len(b) for _, b in parts)
+    weighted = [(len(a) / na, a) for a, _ in parts] + [(-len(b) / nb, b) for _, b in parts]
+    # Pairs are only ever within a version: cells of different versions play other games.
+    return mean_combination(weighted)
+
+
+def worse_pooled_reading(
+    at: pd.DataFrame, vs: list[str], label: str, paper: dict, matches: pd.DataFrame | None = None
+) -> Reading:
+    """Reading (d) pooled over the versions ``vs`` (both settings ran) of the group ``label``:
+    paired by match where the matches are given and the cells share seeds, else Newcombe's
+    interval of two independent proportions."""
     best, worse = paper["best_setting"], paper["worse_setting"]
     if not vs:
         return Reading(
@@ -565,12 +624,16 @@ def worse_pooled_reading(at: pd.DataFrame, vs: list[str], label: str, paper: dic
     pa, na = _pooled(part[part["setting"] == best])
     pb, nb = _pooled(part[part["setting"] == worse])
     d, low, high = newcombe_diff(pa, na, pb, nb)
+    how = "independent cells, Newcombe"
+    if matches is not None and not matches.empty:
+        gap = pooled_difference(at, matches, vs, best, worse)
+        d, low, high, how = gap.value, gap.low, gap.high, gap.pairing.replace("search", "match")
     return Reading(
         "worse",
         f"{worse} is worse than {best} [reading (d) pooled over {label}: win rate of "
         f"{best} minus {worse} over the matches of every version both ran]",
         "worse",
-        f"{_fmt(d, low, high)} over {na} and {nb} matches of {len(vs)} versions",
+        f"{_fmt(d, low, high)} over {na} and {nb} matches of {len(vs)} versions ({how})",
         verdict_sign(low, high),
     )
 
@@ -612,9 +675,15 @@ def board_family(game: str, board: str, paper: dict) -> str:
     return "usual boards" if paper["usual_boards"].get(game) == board else board
 
 
-def claims_at(table: pd.DataFrame, ms: float, scale: str, paper: dict) -> list[Claim]:
+def claims_at(
+    table: pd.DataFrame,
+    ms: float,
+    scale: str,
+    paper: dict,
+    matches: pd.DataFrame | None = None,
+) -> list[Claim]:
     """The paper's claims about its table, from our cells at ``ms`` per move, under each
-    reading, for each board family the cells ran on."""
+    reading, for each board family the cells ran on (``matches``: the cells' match rows)."""
     cmd = rerun_command(scale, *TIME)
     at = table[table["budget_ms"] == ms] if "budget_ms" in table else table
     at = at[at["setting"].isin(SETTINGS)]  # the paper's eight settings, not our extra switches
@@ -630,7 +699,7 @@ def claims_at(table: pd.DataFrame, ms: float, scale: str, paper: dict) -> list[C
     claims = []
     families = sorted(set(at["family"]), key=lambda f: (f != "usual boards", f))
     for family in families:
-        claims += judge(at[at["family"] == family], f"{where} on {family}", paper, cmd)
+        claims += judge(at[at["family"] == family], f"{where} on {family}", paper, cmd, matches)
     return claims
 
 
@@ -673,4 +742,4 @@ def analyze(ctx) -> list[Claim]:
     ms = paper["budget_ms"] if (table["budget_ms"] == paper["budget_ms"]).any() else None
     if ms is None:
         ms = float(table["budget_ms"].max())
-    return claims_at(table, ms, ctx.scale, paper)
+    return claims_at(table, ms, ctx.scale, paper, time_rows[time_rows["budget_ms"] == ms])

@@ -320,13 +320,19 @@ def test_table1_as_a_whole_is_one_chi_square_over_its_cells():
 
     from analysis.beam import _table1_as_a_whole
 
-    def table(shift):
-        return pd.DataFrame({"paper_mean": np.linspace(66, 72, 21), "n": 30, "sd": 1.6}).assign(
-            mean=lambda t: t["paper_mean"] + shift
-        )
+    noise = np.random.default_rng(0).normal(0, 1, 30)
+    noise = 1.6 * (noise - noise.mean()) / noise.std(ddof=1)  # sd exactly 1.6
 
-    assert _table1_as_a_whole(table(0.0), 118, "cmd").verdict == "agrees"
-    shifted = _table1_as_a_whole(table(0.5), 118, "cmd")
+    def table(shift):
+        rows = pd.DataFrame(
+            {"s1": range(21), "s2": 1, "paper_mean": np.linspace(66, 72, 21), "n": 30, "sd": 1.6}
+        ).assign(mean=lambda t: t["paper_mean"] + shift)
+        # Each cell's searches, independent cells (no seeds to pair them by).
+        cells = {(s1, 1): pd.DataFrame({"score": m + noise}) for s1, m in enumerate(rows["mean"])}
+        return rows, cells
+
+    assert _table1_as_a_whole(*table(0.0), 118, "cmd").verdict == "agrees"
+    shifted = _table1_as_a_whole(*table(0.5), 118, "cmd")
     assert shifted.verdict == "differs" and "mean difference +0.50 [+0.36, +0.64]" in shifted.ours
     # alone, each shifted cell is inside its interval: 0.5 < 1.96 * sqrt(1.6^2/30 + 1.6^2/118)
     assert 0.5 < 1.96 * np.sqrt(1.6**2 / 30 + 1.6**2 / 118)

@@ -86,22 +86,84 @@ def test_mkdocs_build_strict(tmp_path):
     assert (tmp_path / "reference" / "api" / "index.html").exists()
 
 
-def test_the_readme_is_short_and_its_verdict_counts_are_the_reports():
-    readme = (ROOT / "README.md").read_text()
-    assert len(readme.splitlines()) <= 200
-    report = (ROOT / "results" / "paper" / "REPRODUCTION.md").read_text()
-    line = re.search(r"^By statement \((\d+) statements.*?\): (.*)\.$", report, re.M)
-    assert line, "the report's counts by statement"
-    counts = dict(
-        (word, int(n)) for n, word in re.findall(r"(\d+) ([a-z ]+?)(?:,|$)", line.group(2))
-    )
-    assert counts and sum(counts.values()) == int(line.group(1))
-    # The README says them in the singular: "101 agree, 23 differ, ...".
-    said = ", ".join(
+REPORT = ROOT / "results" / "paper" / "REPRODUCTION.md"
+# A count of verdicts as a page would state one ("103 agree, 18 differ, 16 not enough data, 8
+# not run") and a number of decidable statements ("121 decidable").
+COUNTS = re.compile(
+    r"(\d+) agrees?, (\d+) differs?(?:, (\d+) not enough data)?(?:, (\d+) not run)?"
+)
+DECIDABLE = re.compile(r"(\d+) (?:statements (?:decided on our data )?(?:are )?)?decidable")
+
+
+def report_counts() -> dict:
+    """The published report's headline: its counts by statement decided on our data (and of
+    the paper's values against exact ones), and how many are decidable."""
+    report = REPORT.read_text()
+    data = re.search(r"Decided on our data \((\d+) statements\): (.*)\.$", report, re.M)
+    assert data, "the report's counts by statement"
+    counts = {w: int(n) for n, w in re.findall(r"(\d+) ([a-z ]+?)(?:,|$)", data.group(2))}
+    assert counts and sum(counts.values()) == int(data.group(1))
+    exact = re.search(r"^Paper vs exact \(\d+ statements.*?\): (.*)\.$", report, re.M)
+    decidable = re.search(r"^(\d+) statements decided on our data are decidable", report, re.M)
+    assert decidable, "the report's number of decidable statements"
+    return {
+        "statements": int(data.group(1)),
+        "counts": counts,
+        "exact": {w: int(n) for n, w in re.findall(r"(\d+) ([a-z ]+?)(?:,|$)", exact.group(1))}
+        if exact
+        else {},
+        "decidable": int(decidable.group(1)),
+    }
+
+
+def said(counts: dict) -> str:
+    """Counts as the README says them, in the singular: "103 agree, 18 differ, ..."."""
+    return ", ".join(
         f"{n} {word.replace('agrees', 'agree').replace('differs', 'differ')}"
         for word, n in counts.items()
     )
-    assert f"{said} (of {line.group(1)} statements" in readme, said
+
+
+def test_the_readme_is_short_and_its_verdict_counts_are_the_reports():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    report = report_counts()
+    assert f"{said(report['counts'])} (of {report['statements']} statements" in readme
+    assert f"of the {report['decidable']} decidable ones" in readme
+    if report["exact"]:
+        assert f"the paper's values against exact ones: {said(report['exact'])}" in readme
+
+
+def test_no_page_states_counts_other_than_the_reports():
+    """The docs include the report's counts (pymdownx snippets, ``--8<--`` of the report's
+    ``counts`` section) rather than state them; a page that states a count of verdicts or of
+    decidable statements must state the report's."""
+    report = report_counts()
+    verdicts = list(report["counts"].values())
+    text = REPORT.read_text()
+    assert "[start:counts]" in text and "[end:counts]" in text, "the section the docs include"
+    for page in [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md"]:
+        for line in page.read_text().splitlines():
+            for found in COUNTS.findall(line):
+                stated = [int(n) for n in found if n]
+                assert stated == verdicts[: len(stated)] or stated == list(
+                    report["exact"].values()
+                ), f"{page.name}: {line.strip()[:120]}"
+            for found in DECIDABLE.findall(line):
+                assert int(found) == report["decidable"], f"{page.name}: {line.strip()[:120]}"
+    include = '--8<-- "results/paper/REPRODUCTION.md:counts"'
+    for page in ("reproduction.md", "verdicts.md"):
+        assert include in (ROOT / "docs" / page).read_text(), page
+
+
+def test_the_intervals_the_reproduction_page_quotes_are_the_reports():
+    """docs/reproduction.md sums the report up experiment by experiment: every interval it
+    quotes must be one the report prints, so that a rebuilt report cannot leave it behind."""
+    page = (ROOT / "docs" / "reproduction.md").read_text()
+    report = REPORT.read_text()
+    quoted = set(re.findall(r"\[[-+]?\d[\d.,% +-]*\]", page))
+    assert quoted
+    assert not sorted(q for q in quoted if q not in report)
 
 
 def test_an_algorithm_registered_from_elsewhere_is_named_too():

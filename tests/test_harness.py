@@ -276,7 +276,10 @@ def test_analysis_rebuilds_what_it_owns_and_says_what_it_skipped(quick_outputs, 
     assert row.endswith("| not enough data |  |")  # no Holm p: not a "differs"
 
 
-def test_published_results_regenerate_the_same_claims(quick_outputs, tmp_path):
+def test_published_results_regenerate_the_same_claims(quick_outputs, tmp_path, monkeypatch):
+    from analysis import __main__ as entry
+
+    monkeypatch.setattr(entry, "modified_code", lambda: [])  # publish as if committed
     target = tmp_path / "published"
     run_analysis(
         "analysis.publish", "--outputs", str(quick_outputs), "--scale", "quick", "--to", str(target)

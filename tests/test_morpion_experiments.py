@@ -177,7 +177,8 @@ def test_claims_have_honest_verdicts(outputs):
 
 def test_table2_small_n_values_are_tested_jointly():
     """Each paper value may be a plausible single run while the three together are not: the
-    joint claim multiplies the chances that one run of ours reaches each value."""
+    joint claim combines the three rows' upper-tail p-values by Fisher's method (a product of
+    chances is not a p-value)."""
     from pathlib import Path
 
     from analysis.common import Context
@@ -188,10 +189,15 @@ def test_table2_small_n_values_are_tested_jointly():
 
     table = pd.DataFrame({"games": [10, 100, 1000], "paper_length": [60, 61, 62], "n": 40})
     ctx = Context(outputs=Path("."), scale="paper")
-    # Each value reached by 1 run in 10: plausible alone, jointly 0.001.
+    # Each value reached by 4 runs of 40: plausible alone (p = 5 / 41 each), jointly 0.049.
     df = pd.concat([runs(g, [v] * 4 + [v - 3] * 36) for g, v in ((10, 60), (100, 61), (1000, 62))])
     [claim] = _mobility_row_claim(ctx, table, df)
-    assert claim.verdict == "differs" and "jointly 0.001" in claim.ours
+    assert claim.verdict == "differs" and "Fisher's combination" in claim.ours
+    assert "p = 0.049" in claim.ours
+    # Reached by 8 of 40: chances of 0.2 multiply to 0.008, but Fisher's p is 0.17.
+    df = pd.concat([runs(g, [v] * 8 + [v - 3] * 32) for g, v in ((10, 60), (100, 61), (1000, 62))])
+    [claim] = _mobility_row_claim(ctx, table, df)
+    assert claim.verdict == "agrees" and "p = 0.17" in claim.ours
     # Reached by half of the runs: jointly 0.125.
     df = pd.concat([runs(g, [v] * 20 + [v - 3] * 20) for g, v in ((10, 60), (100, 61), (1000, 62))])
     [claim] = _mobility_row_claim(ctx, table, df)

@@ -196,8 +196,13 @@ def test_a_claim_reading_two_reduced_runs_names_each():
     assert "experiment=two scale=paper budget.playouts=100 algo=iterative &&" in both.command
 
 
-def test_from_writes_under_outputs_and_into_the_folder_only_with_publish(tmp_path, capsys):
+def test_from_writes_under_outputs_and_into_the_folder_only_with_publish(
+    tmp_path, capsys, monkeypatch
+):
+    from analysis import __main__ as entry
     from analysis.__main__ import main
+
+    monkeypatch.setattr(entry, "modified_code", lambda: [])  # as committed
 
     outputs, target = tmp_path / "outputs", tmp_path / "published"
     make_cell(outputs / "paper", "exp", "a=1", 3)
@@ -224,6 +229,51 @@ def test_from_writes_under_outputs_and_into_the_folder_only_with_publish(tmp_pat
     assert (target / "REPRODUCTION.md").read_text().splitlines()[4:] == (
         report.read_text().splitlines()[4:]
     )
+
+
+def test_publish_refuses_code_that_differs_from_its_commit(tmp_path, capsys, monkeypatch):
+    from analysis import __main__ as entry
+
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    make_cell(outputs / "paper", "exp", "a=1", 3)
+    publish(outputs, "paper", target)
+    monkeypatch.setattr(entry, "modified_code", lambda: ["analysis/report.py", "conf/x.yaml"])
+    assert entry.main(["--from", str(target), "--publish"]) == 2
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "analysis/report.py, conf/x.yaml" in said[0]
+    assert "commit them first" in said[0]
+    assert not (target / "REPRODUCTION.md").exists()
+    # Not a git checkout: the commit of the code is not known, so nothing is published either.
+    monkeypatch.setattr(entry, "modified_code", lambda: None)
+    assert entry.main(["--from", str(target), "--publish"]) == 2
+    # A report elsewhere is still written, its header saying "(modified)".
+    monkeypatch.setattr(entry, "modified_code", lambda: ["analysis/report.py"])
+    assert entry.main(["--from", str(target), "--out", str(tmp_path / "draft")]) == 0
+    assert "(modified)" in (tmp_path / "draft" / "REPRODUCTION.md").read_text()
+    monkeypatch.setattr(entry, "modified_code", lambda: [])
+    assert entry.main(["--from", str(target), "--publish"]) == 0
+    assert "(modified)" not in (target / "REPRODUCTION.md").read_text()
+
+
+def test_runs_md_says_each_cells_seeds_and_whether_its_tree_was_modified(tmp_path):
+    outputs, target = tmp_path / "outputs", tmp_path / "published"
+    for cell, identity, dirty in (
+        ("a=1", {"seed": 0}, False),
+        ("a=2", {"seed": 0, "seed_scheme": "cell"}, True),
+    ):
+        folder = make_cell(outputs / "paper", "exp", cell, 3)
+        meta = json.loads((folder / "meta.json").read_text())
+        (folder / "meta.json").write_text(
+            json.dumps(meta | {"identity": identity, "git_dirty": dirty})
+        )
+    publish(outputs, "paper", target)
+    runs = (target / "RUNS.md").read_text()
+    assert "| exp | a=1 | 3 |  | common | abcdef0123 | clean |" in runs
+    assert "| exp | a=2 | 3 |  | cell | abcdef0123 | modified |" in runs
+    assert "1 common, 1 cell" in runs and "(1 of 2 cells)" in runs
+    before = runs
+    publish_module.write_runs(target, "paper")
+    assert (target / "RUNS.md").read_text() == before  # no date of its own: the same bytes
 
 
 def test_a_claim_is_labelled_only_with_the_reduced_runs_it_reads(tmp_path):
