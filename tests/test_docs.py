@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_records import NO_MEANING_YET
 
 from nmcs.games import registry as games
 from nmcs.search import registry as algorithms
@@ -29,12 +30,20 @@ def _section(page: str, name: str) -> str:
     return found.group(1)
 
 
-def test_every_game_is_named_with_its_options():
+def _meaning(section: str, key: str) -> str:
+    """The last cell (the meaning) of ``key``'s row in a section's table of options."""
+    row = re.search(rf"^\| `{re.escape(key)}` \|.*\| ([^|]*) \|$", section, re.M)
+    assert row, key
+    return row.group(1).strip()
+
+
+def test_every_game_is_named_with_its_options_and_their_meanings():
     page = reference.games_page()
     for name in games.names():
         section = _section(page, name)
         for option in games.game(name).option_names():
             assert f"| `game.{option}` |" in section, (name, option)
+            assert _meaning(section, f"game.{option}"), (name, option)
 
 
 def test_every_algorithm_is_named_with_its_options_and_defaults():
@@ -48,6 +57,8 @@ def test_every_algorithm_is_named_with_its_options_and_defaults():
             default = getattr(record.config(), option)
             shown = reference._show(list(default) if isinstance(default, tuple) else default)
             assert row.group(1) == shown, (name, option, row.group(1), shown)
+            if (name, option) not in NO_MEANING_YET:
+                assert _meaning(section, f"algo.{option}"), (name, option)
 
 
 def test_the_config_reference_gives_the_checks_own_words():

@@ -6,11 +6,12 @@ only selects the schema)."""
 
 import sys
 import types
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import pytest
 
+from nmcs.core.options import option_meanings
 from nmcs.core.registry import Registry
 from nmcs.games import registry as games
 from nmcs.games.protocol import CAPABILITIES, GameKernels, check_kernels, members
@@ -135,7 +136,8 @@ def test_the_dask_plans_live_on_the_records():
 
 @pytest.mark.parametrize("group", ["algo", "game"])
 def test_every_default_is_written_once(group):
-    """The YAML files select their schema and set ``name``; the defaults are the dataclass's."""
+    """The YAML files select their schema and set ``name``; the defaults are the dataclass's,
+    and so are the meanings (the comment beside each default)."""
     for path in sorted((CONF / group).glob("*.yaml")):
         keys = [
             line.split(":")[0]
@@ -146,3 +148,51 @@ def test_every_default_is_written_once(group):
     for name in algorithms.names():
         config = algorithms.algorithm(name).config
         assert [f.name for f in fields(config)][0] == "name"
+
+
+# Options whose meaning is still to be written beside their default, in a module being edited
+# elsewhere; remove each from here once it is.
+NO_MEANING_YET = {
+    ("nrpa", "iterations"),
+    ("nrpa", "alpha"),
+    ("gnrpa", "iterations"),
+    ("gnrpa", "alpha"),
+    ("gnrpa", "tau"),
+}
+
+
+def _options_without_meaning(records) -> set[tuple[str, str]]:
+    return {
+        (name, key)
+        for name, options in records
+        for key, meaning in option_meanings(options).items()
+        if key != "name" and not meaning
+    }
+
+
+def test_every_option_has_its_meaning_beside_its_default():
+    """The generated reference shows it (docs/hooks/reference.py); the YAML holds none."""
+    records = [(n, games.game(n).options) for n in games.names()]
+    records += [(n, algorithms.algorithm(n).config) for n in algorithms.names()]
+    for name, options in records:
+        assert set(option_meanings(options)) >= {f.name for f in fields(options)}, name
+    assert _options_without_meaning(records) <= NO_MEANING_YET
+
+
+def test_a_meaning_is_the_comment_on_the_line_of_the_default_or_right_above_it():
+    assert option_meanings(_Commented) == {
+        "name": "",
+        "depth": "the depth of the tree",
+        "width": "a meaning too long for one line, written above it",
+        "bare": "",
+    }
+
+
+@dataclass
+class _Commented:
+    name: str = "x"
+    depth: int = 3  # the depth of the tree
+    # a meaning too long for one line,
+    # written above it
+    width: list[int] = field(default_factory=lambda: [1])
+    bare: int = 0
