@@ -64,7 +64,7 @@ def test_every_algorithm_is_named_with_its_options_and_defaults():
 def test_the_config_reference_gives_the_checks_own_words():
     page = reference.config_page()
     assert "| `level` | int | `1` | level = -1: must be an integer from 0 to 6 |" in page
-    assert "| `seed` | int | `0` | seed = -1: must be a non-negative integer |" in page
+    assert "| `seed` | int | `0` | seed = -1: must be an integer from 0 to 2**63 - 1 |" in page
     assert "`player_a.level`" in page
 
 
