@@ -11,7 +11,8 @@ by hand, so they cannot drift from the code:
   beside its default in the options dataclass, ``nmcs.core.options``);
 - ``reference/results.md``: the columns of a cell's ``results.parquet`` (built by the cells' own
   ``rows`` methods) with what each holds;
-- ``reference/api.md``: every name of ``nmcs.__all__``, for mkdocstrings to document;
+- ``reference/api.md``: every name of ``nmcs.__all__``, for mkdocstrings to document, then the
+  game protocol's optional capabilities and what a game module uses beyond ``nmcs.__all__``;
 
 and the published paper-scale report (``results/paper``: ``REPRODUCTION.md``, ``RUNS.md``,
 ``RECORDS.md``, the figures and the record games' pictures) under ``published/``, as committed.
@@ -597,8 +598,38 @@ def api_page() -> str:
             "The public package: `import nmcs` gives every name below (`nmcs.__all__`), imported "
             "on first use, so that reading results needs neither numba nor Hydra.",
             *entries,
+            *extension_section(),
         ]
     )
+
+
+# What a game module uses beyond nmcs.__all__ (the guide, docs/howto/add-game.md, names them).
+EXTENSION_NAMES = (
+    "nmcs.games.protocol.CodedKernels",
+    "nmcs.games.protocol.PolicyKernels",
+    "nmcs.games.registry.register",
+    "nmcs.games.registry.checked_options",
+)
+
+
+def extension_section() -> list[str]:
+    """The game protocol's optional capabilities (``CAPABILITIES``, what each enables) and
+    the protocols and functions a game module uses beyond ``nmcs.__all__``."""
+    from nmcs.games.protocol import CAPABILITIES
+
+    rows = [(f"`{name}`", what) for name, what in CAPABILITIES.items()]
+    entries = [
+        f"::: {name}\n    options:\n      heading_level: 3\n      show_root_full_path: true"
+        for name in EXTENSION_NAMES
+    ]
+    return [
+        "## Writing a game: the protocol's capabilities",
+        "A game's kernels hold the members of `GameKernels` (above) and may hold these "
+        "optional capabilities (`nmcs.games.protocol.CAPABILITIES`); an algorithm names those "
+        "it needs in `Algorithm.requires` ([Add a game](../howto/add-game.md)).",
+        table(("capability", "what it enables"), rows),
+        *entries,
+    ]
 
 
 PAGES: dict[str, Callable[[], str]] = {

@@ -1,4 +1,4 @@
-"""A toy one-player game written outside the package, as docs/extending.md says: steps.
+"""A toy one-player game written outside the package, as docs/howto/add-game.md says: steps.
 
 State layout (int64[3])::
 
