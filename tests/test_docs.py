@@ -84,6 +84,42 @@ def test_no_page_names_an_issue_number():
             assert not re.search(r"\b[Ii]ssues? #?\d+", line), f"{page.name}: {line.strip()}"
 
 
+def _prose(page: Path) -> list[str]:
+    """The lines of a Markdown page outside its fenced blocks (code, file contents)."""
+    lines, fenced = [], False
+    for line in page.read_text().splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(line)
+    return lines
+
+
+DATED = re.compile(
+    r"\b20\d\d-[01]\d-[0-3]\d\b|\b\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+    r"[a-z]* 20\d\d\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? 20\d\d\b"
+)
+
+
+@pytest.mark.unit
+def test_no_page_says_when_something_was_measured_or_done():
+    """A page says what holds and on which machine, not on which day (a date dates it)."""
+    pages = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md"]
+    dated = [f"{p.name}: {line.strip()}" for p in pages for line in _prose(p) if DATED.search(line)]
+    assert not dated, dated
+
+
+@pytest.mark.unit
+def test_the_readmes_links_work_on_the_repository_page():
+    """Every relative link of README.md names a file or folder of the repository (a page that
+    exists only in the built site would be a dead link there)."""
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\((?!https?://|#)([^)#\s]+)", readme)
+    assert targets
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert not missing, missing
+
+
 def test_mkdocs_build_strict(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
