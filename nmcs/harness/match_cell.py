@@ -54,7 +54,13 @@ from nmcs.core.errors import ConfigError
 from nmcs.games import registry as games
 from nmcs.games.twoplayer.layout import COLS, ROWS
 from nmcs.harness.cell import ChunkRunner, atomic_write_bytes, check_size
-from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, thread_count
+from nmcs.harness.configs import (
+    as_dict,
+    check_driver_keys,
+    check_keys,
+    resolved,
+    thread_count,
+)
 from nmcs.harness.records import validate_record
 from nmcs.harness.results import all_results
 from nmcs.harness.seeding import identity_scheme, scheme_identity, seed_key
@@ -260,10 +266,10 @@ def _player(cfg: DictConfig, key: str) -> PlayerConfig:
         raise ConfigError(f"{key}: {error}") from None
 
 
-def match_identity(cfg: DictConfig) -> dict:
-    """The part of a match cell's config that determines its matches (``IDENTITY_KEYS``)."""
-    full = OmegaConf.to_container(cfg, resolve=True)
-    assert isinstance(full, dict)
+def match_identity(cfg: DictConfig | dict[str, Any]) -> dict:
+    """The part of a match cell's config that determines its matches (``IDENTITY_KEYS``);
+    ``cfg`` a composed config or its resolved container."""
+    full = resolved(cfg)
     identity = {k: full[k] for k in IDENTITY_KEYS}
     for key, added in ADDED_MATCH_KEYS.items():
         node = identity.get(key)

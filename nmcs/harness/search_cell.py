@@ -56,6 +56,7 @@ from nmcs.harness.configs import (
     check_driver_keys,
     check_keys,
     game_options,
+    resolved,
     thread_count,
 )
 from nmcs.harness.records import (
@@ -81,9 +82,10 @@ MATCH_ONLY_KEYS = ("player_a", "player_b", "n_matches")
 PARALLEL_BACKENDS = ("none", "dask", "dask_searches")
 
 
-def search_identity(cfg: DictConfig) -> dict[str, Any]:
-    """The part of a search cell's config that determines every search's result."""
-    full = cast(dict[str, Any], OmegaConf.to_container(cfg, resolve=True))
+def search_identity(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
+    """The part of a search cell's config that determines every search's result; ``cfg`` a
+    composed config or its resolved container (a published cell's ``meta.json`` config)."""
+    full = resolved(cfg)
     identity = {
         k: v
         for k, v in full.items()
