@@ -277,6 +277,14 @@ def analyze_published(folder: Path, scale: str, out: Path, info: dict | None = N
     if not folder.is_dir():
         print(f"analysis: error: no published folder '{folder}'", file=sys.stderr)
         return 2
+    if not any(experiment_result_files(e) for e in folder.iterdir() if e.is_dir()):
+        print(
+            f"analysis: error: --from {folder}: no published results in it (no "
+            "<experiment>/results.parquet); give a folder written by python -m analysis.publish, "
+            "such as results/paper",
+            file=sys.stderr,
+        )
+        return 2
     out.mkdir(parents=True, exist_ok=True)
     claims = {scale: analyze_scale(Context(out, scale, published=folder))}
     report = write_report(out, claims, source=folder, info=info)

@@ -1,14 +1,18 @@
 """One conformance check run against every game (as pgx checks every environment with one
-shared validator): the kernels obey the protocol of ``nmcs.games`` and the shared searches work
-on them; every two-player game obeys ``nmcs.games.twoplayer.protocol`` and the two-player
-players play it. Both lists come from the registry, so a game added from ``NMCS_PLUGINS`` is
-checked too (tests/test_twoplayer_plugin.py)."""
+shared validator): the kernels obey the protocol of ``nmcs.games`` (their declared bounds
+first: a game that breaks them fails in one line before any kernel writes past a buffer) and
+the shared searches work on them; every two-player game obeys
+``nmcs.games.twoplayer.protocol`` and the two-player players play it. Both lists come from the
+registry, so a game added from ``NMCS_PLUGINS`` is checked too (tests/test_toy_game.py,
+tests/test_twoplayer_plugin.py)."""
 
 import numpy as np
 import pytest
 
+from nmcs.core.errors import PluginError
 from nmcs.core.rng import new_rng
 from nmcs.games import registry
+from nmcs.games.bounds import check_bounds
 from nmcs.games.twoplayer import protocol as P
 from nmcs.games.twoplayer.layout import HEADER, STAMP
 from nmcs.harness.batch import search_batch, search_seeds
@@ -46,9 +50,26 @@ class GameUnderTest:
 SEARCH_GAMES = [name for name in registry.names() if registry.game(name).cells == "searches"]
 
 
+def checked_bounds(record):
+    """The game's declared bounds from its default and its small position
+    (``nmcs.games.bounds``), before any check calls its kernels with buffers of those sizes:
+    a game that breaks them fails its tests with one line naming the bound, instead of
+    writing past a buffer."""
+    broken = None
+    for options in ({}, record.small_options):
+        try:
+            check_bounds(record, record.make_state(**options))
+        except PluginError as error:
+            broken = str(error)
+    if broken:
+        pytest.fail(broken, pytrace=False)
+
+
 @pytest.fixture(params=SEARCH_GAMES)
 def game(request):
-    return GameUnderTest(registry.game(request.param))
+    record = registry.game(request.param)
+    checked_bounds(record)
+    return GameUnderTest(record)
 
 
 def small_state(game):
@@ -200,6 +221,7 @@ PAIRS = [
 
 
 def small_search(algo: str, name: str, seeds, workers: int):
+    checked_bounds(registry.game(name))
     record = algorithms.algorithm(algo)
     state0 = small_state(GameUnderTest(registry.game(name)))
     budget = 100 if record.needs_budget is True else 0

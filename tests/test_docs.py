@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_records import NO_MEANING_YET
 
 from nmcs.games import registry as games
 from nmcs.search import registry as algorithms
@@ -29,12 +30,20 @@ def _section(page: str, name: str) -> str:
     return found.group(1)
 
 
-def test_every_game_is_named_with_its_options():
+def _meaning(section: str, key: str) -> str:
+    """The last cell (the meaning) of ``key``'s row in a section's table of options."""
+    row = re.search(rf"^\| `{re.escape(key)}` \|.*\| ([^|]*) \|$", section, re.M)
+    assert row, key
+    return row.group(1).strip()
+
+
+def test_every_game_is_named_with_its_options_and_their_meanings():
     page = reference.games_page()
     for name in games.names():
         section = _section(page, name)
         for option in games.game(name).option_names():
             assert f"| `game.{option}` |" in section, (name, option)
+            assert _meaning(section, f"game.{option}"), (name, option)
 
 
 def test_every_algorithm_is_named_with_its_options_and_defaults():
@@ -48,12 +57,14 @@ def test_every_algorithm_is_named_with_its_options_and_defaults():
             default = getattr(record.config(), option)
             shown = reference._show(list(default) if isinstance(default, tuple) else default)
             assert row.group(1) == shown, (name, option, row.group(1), shown)
+            if (name, option) not in NO_MEANING_YET:
+                assert _meaning(section, f"algo.{option}"), (name, option)
 
 
 def test_the_config_reference_gives_the_checks_own_words():
     page = reference.config_page()
     assert "| `level` | int | `1` | level = -1: must be an integer from 0 to 6 |" in page
-    assert "| `seed` | int | `0` | seed = -1: must be a non-negative integer |" in page
+    assert "| `seed` | int | `0` | seed = -1: must be an integer from 0 to 2**63 - 1 |" in page
     assert "`player_a.level`" in page
 
 
@@ -71,6 +82,42 @@ def test_no_page_names_an_issue_number():
         for line in page.read_text().splitlines():
             line = re.sub(r"numba issue #?\d+", "", line)
             assert not re.search(r"\b[Ii]ssues? #?\d+", line), f"{page.name}: {line.strip()}"
+
+
+def _prose(page: Path) -> list[str]:
+    """The lines of a Markdown page outside its fenced blocks (code, file contents)."""
+    lines, fenced = [], False
+    for line in page.read_text().splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            lines.append(line)
+    return lines
+
+
+DATED = re.compile(
+    r"\b20\d\d-[01]\d-[0-3]\d\b|\b\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)"
+    r"[a-z]* 20\d\d\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* \d{1,2},? 20\d\d\b"
+)
+
+
+@pytest.mark.unit
+def test_no_page_says_when_something_was_measured_or_done():
+    """A page says what holds and on which machine, not on which day (a date dates it)."""
+    pages = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md"]
+    dated = [f"{p.name}: {line.strip()}" for p in pages for line in _prose(p) if DATED.search(line)]
+    assert not dated, dated
+
+
+@pytest.mark.unit
+def test_the_readmes_links_work_on_the_repository_page():
+    """Every relative link of README.md names a file or folder of the repository (a page that
+    exists only in the built site would be a dead link there)."""
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\((?!https?://|#)([^)#\s]+)", readme)
+    assert targets
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert not missing, missing
 
 
 def test_mkdocs_build_strict(tmp_path):

@@ -57,7 +57,12 @@ def run(*args, check=True, env=None):
         ("algo=iterative", "algo=iterative needs budget.seconds and/or budget.playouts"),
         ("budget.seconds=5", "budget: algo=nested runs to completion and takes no budget"),
         ("game=morpion game.bogus=1", "unknown key 'game.bogus' (allowed: name, policy, variant)"),
-        ("game=leftmove_schema", "game: unknown option 'leftmove_schema' (allowed: atarigo, "),
+        (
+            "game=leftmove_schema",
+            "game: unknown option 'leftmove_schema' (allowed: "
+            + ", ".join(sorted(p.stem for p in (REPO / "conf" / "game").glob("*.yaml")))
+            + ")",
+        ),
         ("experiment=fig99", "experiment: unknown option 'fig99'"),
         ("memorize=perhaps", "memorize: Value 'perhaps' is not a valid bool"),
         # the range is named before any suggestion that would fail again

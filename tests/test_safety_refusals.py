@@ -1,5 +1,7 @@
-"""Options that do not apply, plain experiment names and bounded cells: each refused by the
-pre-flight check in one line naming the key, before any folder is made (docs/safety.md)."""
+"""Options that do not apply, plain experiment names, bounded cells and seeds: each refused by
+the pre-flight check in one line naming the key, before any folder is made (docs/safety.md).
+File-system faults outside a cell's own files and the inputs a run answers with a line of its
+own: tests/test_faults.py."""
 
 import numpy as np
 import pytest
@@ -41,6 +43,15 @@ REFUSED = [
     (
         ("algo=iterative", "budget.seconds=inf"),
         "budget.seconds = inf: must be a finite number > 0",
+    ),
+    # a seed the results file cannot hold: refused before any search runs
+    (("seed=18446744073709551616",), "seed = 18446744073709551616: must be an integer from 0 to"),
+    # memorize_from without memorization changes the cell's seeds and nothing else
+    (("memorize=false", "memorize_from=2"), "memorize_from = 2: only with memorize=true"),
+    # a scheduler address that is none, for whole searches on Dask too
+    (
+        ("parallel.backend=dask_searches", "parallel.address=notanaddress"),
+        "parallel.address = notanaddress: not a scheduler address",
     ),
 ]
 
@@ -103,6 +114,7 @@ API_REFUSED = [
         "algo.beam = [1, True]: one size",
     ),
     (lambda s: nmcs.search_seeds(-1, 0, 3), "seed = -1: must be an integer >= 0"),
+    (lambda s: nmcs.search_seeds(2**63, 0, 3), "seed = 9223372036854775808: must be an integer"),
     (lambda s: nmcs.search_seeds(0, -2, 3), "start = -2: must be an integer >= 0"),
     (lambda s: nmcs.search_seeds(0, 0, 2.5), "count = 2.5: must be an integer >= 0"),
     (lambda s: nmcs.best_score_probability(9.0, 3), "depth must be an integer, got 9.0"),

@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -363,15 +364,19 @@ PAPER_DEPTHS = range(1, 17)  # the float64 law up to depth 16 costs about a seco
 
 @pytest.fixture(scope="module")
 def paper_counts():
-    from nmcs.harness.results import experiment_results
-
+    """The committed cells' score counts, as committed: the packed file holds a count per
+    (cell, score), which reading it as rows would expand into 4.8 million rows only to count
+    them again (``read_results`` of such rows: tests/test_publish.py)."""
     if not PAPER.exists():
         pytest.skip("results/paper/leftmove_memorize_from is not in this checkout")
-    df = experiment_results(PAPER, columns=["depth", "level", "memorize_from", "score"])
-    assert set(df["level"]) == {3}
+    columns = ["cell", "search", "depth", "level", "memorize_from", "score", "count"]
+    df = pd.read_parquet(PAPER / "results.parquet", columns=columns)
+    assert set(df["level"]) == {3} and (df["search"] < 0).all()  # every row a count
     counts = {}
     for (depth, mf), cell in df.groupby(["depth", "memorize_from"]):
-        counts[int(depth), int(mf)] = np.bincount(cell["score"], minlength=int(depth) + 1)
+        assert cell["cell"].nunique() == 1
+        weighted = np.bincount(cell["score"], weights=cell["count"], minlength=int(depth) + 1)
+        counts[int(depth), int(mf)] = weighted.astype(np.int64)
     return counts
 
 

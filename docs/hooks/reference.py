@@ -7,10 +7,12 @@ by hand, so they cannot drift from the code:
   its default (the composed ``conf/config.yaml``), what the validation refuses and its comment
   in the YAML;
 - ``reference/games.md`` and ``reference/algorithms.md``: every registered game and algorithm,
-  each option with its type, default, range and comment, the same way;
+  each option with its type, default (the YAML's, composed), range and meaning (the comment
+  beside its default in the options dataclass, ``nmcs.core.options``);
 - ``reference/results.md``: the columns of a cell's ``results.parquet`` (built by the cells' own
   ``rows`` methods) with what each holds;
-- ``reference/api.md``: every name of ``nmcs.__all__``, for mkdocstrings to document;
+- ``reference/api.md``: every name of ``nmcs.__all__``, for mkdocstrings to document, then the
+  game protocol's optional capabilities and what a game module uses beyond ``nmcs.__all__``;
 
 and the published paper-scale report (``results/paper``: ``REPRODUCTION.md``, ``RUNS.md``,
 ``RECORDS.md``, the figures and the record games' pictures) under ``published/``, as committed.
@@ -263,14 +265,24 @@ def _cell(text: Any) -> str:
 
 
 def option_rows(
-    checker: Checker, prefix: str, cls: type, cell: list[str], yaml: Path
+    checker: Checker,
+    prefix: str,
+    cls: type,
+    cell: list[str],
+    yaml: Path,
+    meanings: dict[str, str] | None = None,
 ) -> list[tuple[str, str, str, str, str]]:
-    """(key, type, default, refusal, comment) for every field of an options dataclass but
-    ``name``, defaults as composed from the group's YAML file. A record registered from
-    elsewhere (``NMCS_PLUGINS``) whose YAML is not in ``conf/`` gets its dataclass's defaults
-    and no range (``run.py`` would need the plugin's config folder to check it)."""
+    """(key, type, default, refusal, meaning) for every field of an options dataclass but
+    ``name``, defaults as composed from the group's YAML file. The meaning is the comment
+    beside the field's default in the dataclass (``nmcs.core.options``), or, given
+    ``meanings``, that (a player preset's keys: the comments of its YAML file). A record
+    registered from elsewhere (``NMCS_PLUGINS``) whose YAML is not in ``conf/`` gets its
+    dataclass's defaults and no range (``run.py`` would need the plugin's config folder to
+    check it)."""
+    from nmcs.core.options import option_meanings
+
     listed = yaml.exists()
-    _, comments = yaml_comments(yaml) if listed else ("", {})
+    comments = option_meanings(cls) if meanings is None else meanings
     node = checker.compose(cell) if listed else None
     hints = _hints(cls)
     rows = []
@@ -367,7 +379,10 @@ def config_page() -> str:
             rows.append(
                 (f"`{key}`", type_name(annotation), default, allowed, comments.get(key, ""))
             )
-        player = option_rows(checker, "player_a", _player_schema(), MATCH_CELL, _preset_yaml())
+        preset = _preset_yaml()
+        player = option_rows(
+            checker, "player_a", _player_schema(), MATCH_CELL, preset, yaml_comments(preset)[1]
+        )
     n_matches = [f for f in dataclasses.fields(Config) if f.name == "n_matches"]
     return "\n\n".join(
         [
@@ -583,8 +598,38 @@ def api_page() -> str:
             "The public package: `import nmcs` gives every name below (`nmcs.__all__`), imported "
             "on first use, so that reading results needs neither numba nor Hydra.",
             *entries,
+            *extension_section(),
         ]
     )
+
+
+# What a game module uses beyond nmcs.__all__ (the guide, docs/howto/add-game.md, names them).
+EXTENSION_NAMES = (
+    "nmcs.games.protocol.CodedKernels",
+    "nmcs.games.protocol.PolicyKernels",
+    "nmcs.games.registry.register",
+    "nmcs.games.registry.checked_options",
+)
+
+
+def extension_section() -> list[str]:
+    """The game protocol's optional capabilities (``CAPABILITIES``, what each enables) and
+    the protocols and functions a game module uses beyond ``nmcs.__all__``."""
+    from nmcs.games.protocol import CAPABILITIES
+
+    rows = [(f"`{name}`", what) for name, what in CAPABILITIES.items()]
+    entries = [
+        f"::: {name}\n    options:\n      heading_level: 3\n      show_root_full_path: true"
+        for name in EXTENSION_NAMES
+    ]
+    return [
+        "## Writing a game: the protocol's capabilities",
+        "A game's kernels hold the members of `GameKernels` (above) and may hold these "
+        "optional capabilities (`nmcs.games.protocol.CAPABILITIES`); an algorithm names those "
+        "it needs in `Algorithm.requires` ([Add a game](../howto/add-game.md)).",
+        table(("capability", "what it enables"), rows),
+        *entries,
+    ]
 
 
 PAGES: dict[str, Callable[[], str]] = {

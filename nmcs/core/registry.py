@@ -7,16 +7,22 @@ records are found the same way as the package's.
 A module registers its records at its bottom (``register(record)``); the registry lists the
 records of ``ordered_modules`` first, in that order (the order of the documentation and of
 the messages), then the others in registration order. An unknown name is a ValueError that
-lists the choices in one line.
+lists the choices in one line; a module that cannot be imported (a plugin not on the Python
+path, a package it needs not installed, an error in it) is a ``PluginError`` in one line that
+names its file and the fix, as is a record that its registry's check refuses.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import pkgutil
+import traceback
 from collections.abc import Callable, Iterator
 from typing import Generic, TypeVar
+
+from nmcs.core.errors import ConfigError, PluginError
 
 PLUGINS_ENV = "NMCS_PLUGINS"
 
@@ -58,14 +64,19 @@ class Registry(Generic[R]):
 
     def load(self) -> None:
         """Import the package's public modules (the ordered ones first), then the plugins
-        (once)."""
+        (once). PluginError (one line naming the module's file and the fix) for a module that
+        is not found or fails to import; a refused record's own ConfigError as it is."""
         if self._loaded:
             return
-        self._loaded = True
-        for module in self.ordered_modules + self.package_modules():
-            importlib.import_module(module)
-        for module in filter(None, os.environ.get(PLUGINS_ENV, "").split(",")):
-            importlib.import_module(module.strip())
+        self._loaded = True  # first: a module registering while imported calls load() again
+        try:
+            for module in self.ordered_modules + self.package_modules():
+                import_module(module, plugin=False)
+            for module in plugins():
+                import_module(module, plugin=True)
+        except BaseException:
+            self._loaded = False  # the next call says the same again
+            raise
 
     def package_modules(self) -> tuple[str, ...]:
         """The public modules and subpackages directly in ``package``, by name."""
@@ -94,3 +105,49 @@ class Registry(Generic[R]):
     def records(self) -> Iterator[R]:
         """Every record, in ``names`` order."""
         return (self._records[name] for name in self.names())
+
+
+def plugins() -> list[str]:
+    """The modules named in ``NMCS_PLUGINS`` (comma-separated), in order."""
+    return [m.strip() for m in os.environ.get(PLUGINS_ENV, "").split(",") if m.strip()]
+
+
+def module_file(module: str) -> str:
+    """The file of ``module`` (a name), or the name itself if it cannot be found."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    return str(spec.origin) if spec is not None and spec.origin else module
+
+
+def import_module(module: str, plugin: bool) -> None:
+    """Import ``module``; its failure as one line (PluginError) that names the module's file
+    and the fix: a plugin that is not on the Python path, a module that imports a package
+    that is not installed, or any other error, with the line of the module where it arose.
+    A record refused as it registers (ConfigError) already says so in one line."""
+    try:
+        importlib.import_module(module)
+    except ConfigError:
+        raise
+    except ModuleNotFoundError as error:
+        if plugin and error.name is not None and module.startswith(error.name):
+            raise PluginError(
+                f"{PLUGINS_ENV}: no module '{module}' on the Python path; check the name, and "
+                f"add the folder that holds {module.replace('.', '/')}.py to PYTHONPATH"
+            ) from error
+        raise PluginError(
+            f"{module} ({module_file(module)}) imports '{error.name}', which is not installed: "
+            "install it, or import it only where it is used"
+        ) from error
+    except Exception as error:  # noqa: BLE001 - every failure of a module becomes one line
+        where = module_file(module)
+        lines = [f.lineno for f in traceback.extract_tb(error.__traceback__) if f.filename == where]
+        if isinstance(error, SyntaxError) and error.filename == where:
+            lines.append(error.lineno)
+        at = f", line {lines[-1]}" if lines else ""
+        said = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise PluginError(
+            f"{module} ({where}{at}) fails to import: {type(error).__name__}: {said}; fix the "
+            "module (python -c 'import " + module + "' shows the traceback)"
+        ) from error

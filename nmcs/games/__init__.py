@@ -9,7 +9,7 @@ GameKernels``; each rules module starts with an ASCII sketch of its state layout
 encoding.
 
 To add a game: write ``nmcs/games/NAME.py`` (kernels, an options dataclass, ``make_state`` and a
-``register(Game(...))`` at the bottom) and ``conf/game/NAME.yaml`` (docs/extending.md); the
+``register(Game(...))`` at the bottom) and ``conf/game/NAME.yaml`` (docs/howto/add-game.md); the
 conformance test (``tests/test_conformance.py``) then checks it with every algorithm.
 """
 

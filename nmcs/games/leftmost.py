@@ -115,7 +115,7 @@ class LeftmostOptions:
     """``game=leftmost`` options (``conf/game/leftmost.yaml``)."""
 
     name: str = "leftmost"
-    depth: int = 60  # 1..1000
+    depth: int = 60  # the depth of the tree: every game has this many moves
 
     def check(self) -> None:
         if not 1 <= self.depth <= MAX_DEPTH:

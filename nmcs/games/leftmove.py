@@ -110,7 +110,7 @@ class LeftmoveOptions:
     """``game=leftmove`` options (``conf/game/leftmove.yaml``)."""
 
     name: str = "leftmove"
-    depth: int = 60  # 1..1000
+    depth: int = 60  # the depth of the tree: every game has this many moves
 
     def check(self) -> None:
         if not 1 <= self.depth <= MAX_DEPTH:

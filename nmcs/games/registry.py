@@ -4,34 +4,12 @@ Each game registers itself in its own module (at the bottom of ``nmcs/games/<gam
 ``nmcs/games/<game>/__init__.py`` for a game with more than kernels), as OpenSpiel games do;
 the registry (``nmcs.core.registry``) imports every public module of ``nmcs.games`` on first
 use, and any module named in the ``NMCS_PLUGINS`` environment variable (comma-separated); the
-kernels are checked against ``nmcs.games.protocol`` as the game registers. Adding a game = its
-module(s) + ``conf/game/NAME.yaml`` (docs/extending.md).
+kernels are checked against ``nmcs.games.protocol`` as the game registers, and their declared
+bounds before the first search (``nmcs.games.bounds``). Adding a game = its module(s) +
+``conf/game/NAME.yaml`` (docs/howto/add-game.md).
 
-A record says::
-
-    name          the value of ``game=`` (and of the ``game`` result column)
-    options       a dataclass: the Hydra schema of ``conf/game/NAME.yaml`` (its fields are the
-                  ``game.*`` keys, ``name`` first) whose ``check()`` raises ValueError naming
-                  the key for a value out of range
-    kernels       the module of jitted kernels (``nmcs.games.protocol.GameKernels``)
-    make_state    (**options) -> the initial state (checks the options first)
-    describe      (state0, moves) -> a human-readable form of a game
-    save_game     optional (state0, moves, path_stem): pictures / game files of a cell's best
-                  game
-    small_options ``make_state`` options of a position small enough for level-2 searches in a
-                  test (the conformance test)
-    cells         ``searches`` (a single-player game: its cells are searches) or ``matches``
-                  (a two-player game: its cells are pairings of two players,
-                  ``nmcs.harness.match_cell``)
-    doc           one line on what the game is (default: the first sentence of the kernel
-                  module's docstring; ``summary()``), for the reference pages
-    check_state   optional (state) -> None: raise ValueError (one line) if ``state`` is not a
-                  position of the game; the Python API checks the dtype, the dimension and
-                  ``STATE_SIZE`` itself
-    records       optional ``RecordBook``: the game supports record hunts (``record.*`` keys)
-    check_search  optional (state0, algo name) -> None: raise ValueError (one line) if that
-                  algorithm cannot search the position as its options ask (a playout policy
-                  it cannot honour: SameGame's ``policy=bias`` is GNRPA's)
+A record's fields are documented on ``Game`` (the Python API page shows them), the kernels'
+contract on ``nmcs.games.protocol.GameKernels`` and its optional capabilities.
 """
 
 from __future__ import annotations
@@ -87,7 +65,40 @@ class RecordBook:
 
 @dataclass(frozen=True)
 class Game:
-    """One game (see the module docstring)."""
+    """The record of one game, registered at the bottom of its module with
+    ``register(Game(...))``: everything the harness, the validation, the Hydra schema, the
+    result columns and the tests know about the game.
+
+    Attributes:
+        name: the value of ``game=`` and of the ``game`` result column.
+        options: a dataclass, the Hydra schema of ``conf/game/NAME.yaml``: ``name`` first (its
+            default the game's name), then the ``game.*`` keys, each default written once with
+            its meaning as the comment beside it (``nmcs.core.options``); its ``check()``
+            raises ValueError naming the key (``game.KEY ...``) for a value out of range.
+        kernels: the module of jitted kernels (``GameKernels``; a two-player game's: the
+            generated dispatcher of ``nmcs.games.twoplayer.protocol``), checked against the
+            protocol as the game registers.
+        make_state: ``(**options) -> state``, the initial position as a 1-D numpy array; it
+            starts with ``checked_options(options_class, given)``.
+        describe: ``(state0, moves) -> str``, a game in a human-readable form (a cell's
+            ``best_game.txt``).
+        save_game: optional ``(state0, moves, path_stem)``: pictures or game files of a cell's
+            best game, written beside ``best_game.txt``.
+        small_options: ``make_state`` options of a position small enough for level-2 searches
+            in a test (the conformance test; default: the game's defaults).
+        cells: ``"searches"`` (a one-player game: its cells are searches) or ``"matches"`` (a
+            two-player game: its cells are pairings of two players,
+            ``nmcs.harness.match_cell``).
+        check_state: optional ``(state) -> None``: raise ValueError (one line) if ``state`` is
+            not a position of the game; the Python API checks the dtype, the dimension and
+            ``STATE_SIZE`` itself.
+        records: optional ``RecordBook``: the game supports record hunts (``record.*`` keys).
+        doc: one line on what the game is, for the reference pages (default: the first
+            sentence of the kernel module's docstring, ``summary()``).
+        check_search: optional ``(state0, algo name) -> None``: raise ValueError (one line)
+            if that algorithm cannot search the position as its options ask (a playout policy
+            it cannot honour: SameGame's ``policy=bias`` is GNRPA's).
+    """
 
     name: str
     options: type

@@ -11,7 +11,8 @@ tests, benchmarks and notebooks call it directly::
 It validates its arguments exactly as ``run.py`` validates a cell (the algorithm's registry
 record, ``nmcs.search.registry.check``), packs them into the algorithm's engine parameters
 (its ``params``) and runs the compiled entry point of the (game, algorithm) pair, compiling it
-on first use (``nmcs.search.entry``).
+on first use (``nmcs.search.entry``), once the game's declared bounds are checked on a few
+random games from the position (``nmcs.games.bounds``).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import numba
 import numpy as np
 
 from nmcs.core.errors import ConfigError
+from nmcs.games.bounds import check_bounds
 from nmcs.games.registry import Game
 from nmcs.games.registry import game as game_record
-from nmcs.harness.seeding import item_seeds
+from nmcs.harness.seeding import MAX_SEED, item_seeds
 from nmcs.search.engine import (
     TRACE_LEN,
     entry_levels,
@@ -59,9 +61,12 @@ class BatchResult:
 
 def search_seeds(seed: int, start: int, count: int) -> np.ndarray:
     """Seeds of searches start..start+count-1 of a cell with base ``seed``; ConfigError naming
-    the argument unless all three are integers >= 0 (numpy integers included)."""
+    the argument unless all three are integers >= 0 (numpy integers included) and ``seed`` is
+    at most 2**63 - 1, as a cell's (its results hold it as an int64)."""
     for name, value in (("seed", seed), ("start", start), ("count", count)):
         _check_int(name, value, 0, "an integer >= 0")
+    if seed > MAX_SEED:
+        raise ConfigError(f"seed = {seed}: must be an integer from 0 to 2**63 - 1")
     return seeds_for(int(seed), range(int(start), int(start) + int(count)))
 
 
@@ -341,6 +346,7 @@ def run_batch(
     search's starting policy, ``nmcs.harness.parallel.remote_nrpa``)."""
     kernels = game.kernels
     n = seeds.shape[0]
+    check_bounds(game, state0)  # before a compiled search writes into buffers of those sizes
     if params is None:
         params = record.params(config, settings, kernels, state0)
     max_moves = int(kernels.max_moves(state0))

@@ -53,8 +53,9 @@ class CellWriteError(OSError):
 _ADVICE = {
     errno.ENOSPC: "the disk is full: free some space, then run the same command again",
     errno.EDQUOT: "the disk quota is exceeded: free some space, then run the same command again",
-    errno.EFBIG: "the file is too large for this file system: set a smaller chunk_seconds or "
-    "write the outputs elsewhere (hydra.run.dir / hydra.sweep.dir)",
+    errno.EFBIG: "the file is too large for this file system or for the file-size limit "
+    "(ulimit -f): raise the limit, set a smaller chunk_seconds or write the outputs elsewhere "
+    "(hydra.run.dir / hydra.sweep.dir)",
     errno.EROFS: "the file system is read-only: write the outputs elsewhere "
     "(hydra.run.dir / hydra.sweep.dir)",
     errno.EACCES: "the folder is not writable: make it writable or write the outputs elsewhere "
@@ -62,6 +63,10 @@ _ADVICE = {
     errno.EPERM: "the folder is not writable: make it writable or write the outputs elsewhere "
     "(hydra.run.dir / hydra.sweep.dir)",
 }
+
+
+# The errors of a write that the file system refuses (each with its advice).
+WRITE_FAULTS = frozenset(_ADVICE)
 
 
 def write_error(path: Path, error: OSError) -> CellWriteError:

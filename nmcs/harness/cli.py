@@ -10,10 +10,14 @@ and what is allowed, exit status 2, before any search runs or any folder is made
 ``parallel.address`` where no Dask scheduler answers included).
 """
 
+import io
+import os
 import re
 import sys
-from collections.abc import Sequence
-from pathlib import Path
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path, PurePath
 from typing import Any
 
 from hydra import compose, initialize_config_dir
@@ -29,7 +33,7 @@ from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
 from nmcs.harness import interrupt
 from nmcs.harness.cell import CellInterrupted, run
-from nmcs.harness.cell_files import CellWriteError
+from nmcs.harness.cell_files import WRITE_FAULTS, CellWriteError, write_error
 from nmcs.harness.estimate import estimate
 from nmcs.harness.parallel import check_scheduler
 from nmcs.harness.schema import register_configs
@@ -102,7 +106,9 @@ def one_line(error: BaseException, overrides: Sequence[str] = ()) -> str:
         )
         if found:
             group, option = found.groups()
-            return f"{group}: unknown option '{option}' (allowed: {', '.join(_options(group))})"
+            return _registered_without_yaml(group, option) or (
+                f"{group}: unknown option '{option}' (allowed: {', '.join(_options(group))})"
+            )
     cause: BaseException | None = error
     while cause is not None and not isinstance(cause, OmegaConfBaseException):
         cause = cause.__cause__ or cause.__context__
@@ -114,6 +120,28 @@ def one_line(error: BaseException, overrides: Sequence[str] = ()) -> str:
         full_key = getattr(cause, "full_key", None)
         return f"{full_key}: {message}" if full_key else message
     return _unset_node_hint(error, overrides) or str(error).strip().splitlines()[0]
+
+
+def _registered_without_yaml(group: str, option: str) -> str | None:
+    """One line for a game or an algorithm that is registered (its module imported, a plugin
+    of ``NMCS_PLUGINS`` say) but has no YAML file where Hydra looks: which file to write, and
+    where."""
+    from nmcs.core.registry import module_file  # noqa: PLC0415 - only for this message
+    from nmcs.games import registry as games  # noqa: PLC0415
+    from nmcs.search import registry as algorithms  # noqa: PLC0415
+
+    if group == "game" and option in games.names():
+        module = games.game(option).kernels.__name__
+    elif group == "algo" and option in algorithms.names():
+        module = algorithms.algorithm(option).build.__module__
+    else:
+        return None
+    return (
+        f"{group}={option} is registered by {module} ({module_file(module)}) but has no "
+        f"{group}/{option}.yaml: write it (defaults: [/schema_{group}_{option}@_here_], then "
+        f"name: {option}) in conf/{group}/, or in a folder <dir>/{group}/ given as "
+        "hydra.searchpath=[file://<dir>]"
+    )
 
 
 def _unset_node_hint(error: BaseException, overrides: Sequence[str]) -> str | None:
@@ -184,6 +212,7 @@ def preflight(argv: Sequence[str]) -> None:
     addresses: dict[str, None] = {}  # the Dask schedulers named (parallel.address), once each
     overrides = [a for a in argv if not a.startswith("-")]
     checked_cells = []
+    notes: dict[str, None] = {}  # what the run does other than asked, once each
     try:
         given = _given_keys(overrides)
         with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
@@ -195,16 +224,22 @@ def preflight(argv: Sequence[str]) -> None:
                 _check_booleans(cfg, overrides)
                 checked = validate(cfg)
                 _check_read(checked.unread_keys(), given)
+                notes.update(dict.fromkeys(_capped_workers(int(cfg.workers), checked.workers)))
                 checked_cells.append(checked)
                 first_cells.setdefault(checked.compile_key(), checked)
                 addresses.update(dict.fromkeys(checked.schedulers()))
-            # A Dask scheduler must answer now, not after the cell's folder is made.
+            # A Dask scheduler must answer now, not after the cell's folder is made; so must a
+            # game's declared bounds, before a compiled search writes past them.
             for address in addresses:
                 check_scheduler(address)
+            for checked in first_cells.values():
+                checked.check_bounds()
             _skip_hydras_batch_check(len(cells) <= MAX_CHECKED_CELLS)
     except Exception as error:  # noqa: BLE001 - every failure becomes one line
         print(f"run.py: error: {one_line(error, overrides)}", file=sys.stderr)
         sys.exit(2)
+    for note in notes:
+        print(f"run.py: {note}", file=sys.stderr, flush=True)
     line = estimate(checked_cells)
     if line:
         print(line, file=sys.stderr, flush=True)
@@ -212,6 +247,16 @@ def preflight(argv: Sequence[str]) -> None:
     # find it in the on-disk cache instead of compiling (and writing the cache) at once.
     for cell in first_cells.values():
         cell.warm_up()
+
+
+def _capped_workers(asked: int, used: int) -> list[str]:
+    """What a run says when it runs on fewer threads than ``workers`` asks: the machine's."""
+    if asked <= used:
+        return []
+    return [
+        f"workers = {asked}: this machine runs {used} threads at once (NUMBA_NUM_THREADS); "
+        f"the cells run on {used}"
+    ]
 
 
 def _given_keys(overrides: Sequence[str]) -> list[str]:
@@ -273,6 +318,54 @@ def _skip_hydras_batch_check(skip: bool) -> None:
 
 
 _SKIP_BATCH_CHECK = [False]  # whether the basic sweeper skips its check (the last preflight's)
+
+
+@contextmanager
+def hydra_errors_raised() -> Iterator[None]:
+    """Hydra prints an error of its own run (a job folder it cannot make, ``.hydra/*.yaml``
+    it cannot write) as a traceback and exits 1; within this block it raises it instead
+    (``HYDRA_FULL_ERROR``), for ``run.py`` to say it in one line (``file_system_error``)."""
+    saved = os.environ.get("HYDRA_FULL_ERROR")
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["HYDRA_FULL_ERROR"]
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = saved
+
+
+def file_system_error(error: OSError) -> str | None:
+    """The one line of a file-system fault met outside a cell's own files (Hydra's job folder
+    and ``.hydra/*.yaml``, the compiled code's cache, a sweep's summary): the path and what to
+    do, as a cell's own faults say it; None for an OSError that is no such fault (a
+    connection, say). A write that fails after its file was opened names no file: the path is
+    then the one being written in the innermost frame that holds one."""
+    if error.errno not in WRITE_FAULTS:
+        return None
+    path = error.filename or _path_written(error)
+    return str(write_error(Path(path or "the run's files"), error).strerror)
+
+
+def _path_written(error: BaseException) -> Path | None:
+    """The path a failed write was writing, from the frames of its traceback, innermost
+    first: a file open for writing there, a ``pathlib`` method's own path, Hydra's
+    ``_save_config(..., filename, output_dir)``, or a local ``path``."""
+    frames = [frame for frame, _ in traceback.walk_tb(error.__traceback__)]
+    for frame in reversed(frames):
+        local = frame.f_locals
+        for value in local.values():
+            name, mode = getattr(value, "name", None), str(getattr(value, "mode", ""))
+            if isinstance(value, io.IOBase) and isinstance(name, str) and set(mode) & set("wa+"):
+                return Path(name)  # open for writing (perhaps closed by the failure)
+        if isinstance(local.get("self"), PurePath):
+            return Path(local["self"])
+        if isinstance(local.get("filename"), str) and "output_dir" in local:
+            return Path(str(local["output_dir"])) / local["filename"]
+        if isinstance(local.get("path"), str | PurePath):
+            return Path(local["path"])
+    return None
 
 
 def run_job(cfg: DictConfig) -> None:

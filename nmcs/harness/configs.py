@@ -4,6 +4,7 @@ options and the keys of the driver (scale, seed, workers, chunk_seconds). Each f
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import fields
 from typing import Any, cast
@@ -12,12 +13,21 @@ from omegaconf import DictConfig, OmegaConf
 
 from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
-from nmcs.harness.seeding import DEFAULT_SCHEME, SEED_SCHEMES
+from nmcs.harness.seeding import DEFAULT_SCHEME, MAX_SEED, SEED_SCHEMES
 
 
 def as_dict(node: DictConfig) -> dict[str, Any]:
     """A config node as a plain dict, interpolations resolved."""
     return {str(k): v for k, v in cast(dict, OmegaConf.to_container(node, resolve=True)).items()}
+
+
+def resolved(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
+    """A config as a plain dict, interpolations resolved; a plain dict (a config already
+    resolved, as ``meta.json`` keeps it) as a copy, without a round trip through OmegaConf (about
+    6 ms a config)."""
+    if isinstance(cfg, dict):
+        return copy.deepcopy(cfg)
+    return cast(dict[str, Any], OmegaConf.to_container(cfg, resolve=True))
 
 
 def game_options(cfg: DictConfig) -> dict[str, Any]:
@@ -51,13 +61,27 @@ def check_experiment_name(name: object) -> None:
         )
 
 
+def machine_threads() -> int:
+    """The threads a cell runs at once at most: ``NUMBA_NUM_THREADS`` (the cores, or fewer
+    where the user set it to share the machine)."""
+    import numba  # noqa: PLC0415 - the checks above need no compiler
+
+    return int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
+
+
+def thread_count(workers: int) -> int:
+    """The threads of a cell given ``workers`` (0: all): never more than the machine's."""
+    return min(int(workers) or machine_threads(), machine_threads())
+
+
 def check_driver_keys(cfg: DictConfig) -> None:
     """The keys the cell driver reads (``nmcs.harness.cell``)."""
     check_experiment_name(cfg.experiment_name)
     if cfg.scale.name not in SCALES:
         raise ConfigError(f"scale: unknown scale '{cfg.scale.name}' (allowed: {', '.join(SCALES)})")
-    if cfg.seed < 0:
-        raise ConfigError(f"seed = {cfg.seed}: must be a non-negative integer")
+    if not 0 <= cfg.seed <= MAX_SEED:
+        # Checked before anything runs: the results file holds the seed as an int64.
+        raise ConfigError(f"seed = {cfg.seed}: must be an integer from 0 to 2**63 - 1")
     if cfg.get("seeds", DEFAULT_SCHEME) not in SEED_SCHEMES:
         raise ConfigError(
             f"seeds = {cfg.seeds}: must be one of {', '.join(SEED_SCHEMES)} "
@@ -65,5 +89,6 @@ def check_driver_keys(cfg: DictConfig) -> None:
         )
     if cfg.workers < 0:
         raise ConfigError(f"workers = {cfg.workers}: must be >= 0 (0 = all cores)")
+
     if cfg.chunk_seconds <= 0:
         raise ConfigError(f"chunk_seconds = {cfg.chunk_seconds}: must be > 0")

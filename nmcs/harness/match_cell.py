@@ -41,7 +41,6 @@ Columns of a match cell's results.parquet (one row per match)::
 from __future__ import annotations
 
 import math
-import os
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -55,7 +54,13 @@ from nmcs.core.errors import ConfigError
 from nmcs.games import registry as games
 from nmcs.games.twoplayer.layout import COLS, ROWS
 from nmcs.harness.cell import ChunkRunner, atomic_write_bytes, check_size
-from nmcs.harness.configs import as_dict, check_driver_keys, check_keys
+from nmcs.harness.configs import (
+    as_dict,
+    check_driver_keys,
+    check_keys,
+    resolved,
+    thread_count,
+)
 from nmcs.harness.records import validate_record
 from nmcs.harness.results import all_results
 from nmcs.harness.seeding import identity_scheme, scheme_identity, seed_key
@@ -141,6 +146,10 @@ class MatchCell:
         preflight refuses them on the command line."""
         why = "a match cell does not read it (two-player game; set player_a.* and player_b.*)"
         return {key: why for key in SEARCH_ONLY_KEYS}
+
+    def check_bounds(self) -> None:
+        """Nothing: a two-player game's bounds are its protocol's (``nmcs.games.twoplayer``),
+        which sizes the players' buffers from them."""
 
     def warm_up(self) -> None:
         """Load (or compile) the two-player kernels once, in the parent process, before cells
@@ -257,10 +266,10 @@ def _player(cfg: DictConfig, key: str) -> PlayerConfig:
         raise ConfigError(f"{key}: {error}") from None
 
 
-def match_identity(cfg: DictConfig) -> dict:
-    """The part of a match cell's config that determines its matches (``IDENTITY_KEYS``)."""
-    full = OmegaConf.to_container(cfg, resolve=True)
-    assert isinstance(full, dict)
+def match_identity(cfg: DictConfig | dict[str, Any]) -> dict:
+    """The part of a match cell's config that determines its matches (``IDENTITY_KEYS``);
+    ``cfg`` a composed config or its resolved container."""
+    full = resolved(cfg)
     identity = {k: full[k] for k in IDENTITY_KEYS}
     for key, added in ADDED_MATCH_KEYS.items():
         node = identity.get(key)
@@ -321,7 +330,7 @@ def validate_match(cfg: DictConfig) -> MatchCell:
         budget=move_budget,
         n=int(n),
         seed=int(cfg.seed),
-        workers=int(cfg.workers) or os.cpu_count() or 1,
+        workers=thread_count(cfg.workers),
         chunk_seconds=float(cfg.chunk_seconds),
         progress=bool(cfg.progress),
         state0=state0,

@@ -281,11 +281,33 @@ def experiment_result_files(folder: Path) -> list[Path]:
 
 
 def experiment_results(folder: str | Path, columns: list[str] | None = None) -> pd.DataFrame:
-    """Every finished cell of one experiment folder, packed or not; ResultsFileError if there
-    is no such folder."""
-    if not Path(folder).is_dir():
+    """Every finished cell of one experiment folder, packed or not (an experiment with no
+    finished cell yet: no rows); ResultsFileError (one line) if there is no such folder, or if
+    it holds experiments rather than cells (a scale folder: its experiments' packed results or
+    cell folders one level down), naming them."""
+    folder = Path(folder)
+    if not folder.is_dir():
         raise ResultsFileError(f"no experiment folder '{folder}'")
-    return read_results(experiment_result_files(Path(folder)), columns)
+    cells = any(folder.glob("*/meta.json")) or (folder / "results.parquet").exists()
+    inside = [] if cells else _experiment_folders_below(folder)
+    if inside:
+        named = ", ".join(inside[:3]) + (f", ... ({len(inside)} in all)" if len(inside) > 3 else "")
+        raise ResultsFileError(
+            f"'{folder}' holds experiments, not cells ({named}): give one of them, "
+            f"{folder / inside[0]}"
+        )
+    return read_results(experiment_result_files(folder), columns)
+
+
+def _experiment_folders_below(folder: Path) -> list[str]:
+    """The experiment folders one or two levels below ``folder`` (a scale folder, the outputs
+    folder), relative to it: those with cell folders, and published ones (packed results
+    beside their ``cells.jsonl.gz``)."""
+    found = set()
+    for depth in ("*/", "*/*/"):
+        found |= {p.parent for p in folder.glob(depth + "cells.jsonl.gz")}
+        found |= {p.parent.parent for p in folder.glob(depth + "*/meta.json")}
+    return sorted(p.relative_to(folder).as_posix() for p in found)
 
 
 def all_results(folder: Path, columns: list[str] | None = None) -> pd.DataFrame:

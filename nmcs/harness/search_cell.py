@@ -33,13 +33,13 @@ from functools import partial
 from pathlib import Path
 from typing import Any, cast
 
-import numba
 import numpy as np
 import pandas as pd
 from omegaconf import DictConfig, OmegaConf
 
 from nmcs.core.errors import ConfigError
 from nmcs.games import registry as games
+from nmcs.games.bounds import check_bounds
 from nmcs.games.registry import Game
 from nmcs.harness.batch import (
     BatchResult,
@@ -51,7 +51,14 @@ from nmcs.harness.batch import (
     warm_up,
 )
 from nmcs.harness.cell import ChunkRunner, atomic_write_bytes, check_size
-from nmcs.harness.configs import as_dict, check_driver_keys, check_keys, game_options
+from nmcs.harness.configs import (
+    as_dict,
+    check_driver_keys,
+    check_keys,
+    game_options,
+    resolved,
+    thread_count,
+)
 from nmcs.harness.records import (
     HuntClock,
     RecordHunt,
@@ -75,9 +82,10 @@ MATCH_ONLY_KEYS = ("player_a", "player_b", "n_matches")
 PARALLEL_BACKENDS = ("none", "dask", "dask_searches")
 
 
-def search_identity(cfg: DictConfig) -> dict[str, Any]:
-    """The part of a search cell's config that determines every search's result."""
-    full = cast(dict[str, Any], OmegaConf.to_container(cfg, resolve=True))
+def search_identity(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
+    """The part of a search cell's config that determines every search's result; ``cfg`` a
+    composed config or its resolved container (a published cell's ``meta.json`` config)."""
+    full = resolved(cfg)
     identity = {
         k: v
         for k, v in full.items()
@@ -172,7 +180,7 @@ class SearchCell:
     def schedulers(self) -> tuple[str, ...]:
         """The Dask scheduler the cell's searches need (``parallel.address``), if any: the
         preflight checks that it answers before any folder is made."""
-        if self.parallel.backend == "dask" and self.parallel.address is not None:
+        if self.parallel.backend != "none" and self.parallel.address is not None:
             return (str(self.parallel.address),)
         return ()
 
@@ -186,6 +194,11 @@ class SearchCell:
             f"(only algo={' or algo='.join(algorithms.memorizing())})"
         )
         return {"memorize": why, "memorize_from": why}
+
+    def check_bounds(self) -> None:
+        """PluginError (one line) if the game breaks its declared bounds from the cell's
+        position (``nmcs.games.bounds``): the preflight asks before any folder is made."""
+        check_bounds(self.game, self.state0)
 
     def warm_up(self) -> None:
         """Compile (or load) the cell's entry point, running nothing: done in the parent before
@@ -370,6 +383,12 @@ def validate_search(cfg: DictConfig) -> SearchCell:
     algo = algorithms.algorithm(cfg.algo.name)
     check_keys(cfg.algo, algo.config, "algo.")
     check_driver_keys(cfg)
+    if not cfg.memorize and cfg.memorize_from != 1:
+        # It would change the cell's identity (so its seeds) and nothing it computes.
+        raise ConfigError(
+            f"memorize_from = {cfg.memorize_from}: only with memorize=true (without it no "
+            "level memorizes); leave it out or set memorize=true"
+        )
     if cfg.n_searches < 1:
         raise ConfigError(f"n_searches = {cfg.n_searches}: must be at least 1")
     check_size("n_searches", cfg.n_searches)
@@ -404,8 +423,6 @@ def validate_search(cfg: DictConfig) -> SearchCell:
         raise ConfigError(f"game ({cfg.game.name}): {error}") from None
     checked_pairing(game, state0, algo.name)
     record = validate_record(cfg.record, game, game_kwargs)
-    # NUMBA_NUM_THREADS: the cores, or fewer where the user set it to share the machine.
-    n_threads = int(numba.config.NUMBA_NUM_THREADS)  # type: ignore[attr-defined]
     return SearchCell(
         experiment=str(cfg.experiment_name),
         game=game,
@@ -416,7 +433,7 @@ def validate_search(cfg: DictConfig) -> SearchCell:
         state0=state0,
         n=int(cfg.n_searches),
         seed=int(cfg.seed),
-        workers=min(int(cfg.workers) or n_threads, n_threads),
+        workers=thread_count(cfg.workers),
         chunk_seconds=float(cfg.chunk_seconds),
         progress=bool(cfg.progress),
         parallel=parallel,

@@ -39,6 +39,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+# The largest base seed: the ``seed`` column of every results file is int64.
+MAX_SEED = 2**63 - 1
+
 SEED_SCHEMES = ("cell", "common")
 DEFAULT_SCHEME = "cell"
 IDENTITY_KEY = "seed_scheme"

@@ -599,8 +599,8 @@ class BeamConfig:
     (a time budget is refused: the result would depend on the machine)."""
 
     name: str = "beam"
-    beam: list[int] = field(default_factory=lambda: [1])  # [s1, ..., s_level], ground level up
-    ties: str = added_option("random", "random")  # random | first (move-generation order)
+    beam: list[int] = field(default_factory=lambda: [1])  # beam widths s1..s_level, ground up
+    ties: str = added_option("random", "random")  # equal children: random or first (move order)
     merge_duplicates: bool = added_option(False, False)  # true: a position once per beam
 
     def check(self, settings: Settings) -> None:
@@ -619,8 +619,8 @@ class IterativeBeamConfig:
     options as ``algo=beam``)."""
 
     name: str = "iterative_beam"
-    beam: list[int] = field(default_factory=lambda: [1])  # [s1, ..., s_level], ground level up
-    ties: str = added_option("random", "random")  # random | first (move-generation order)
+    beam: list[int] = field(default_factory=lambda: [1])  # beam widths s1..s_level, ground up
+    ties: str = added_option("random", "random")  # equal children: random or first (move order)
     merge_duplicates: bool = added_option(False, False)  # true: a position once per beam
 
     def check(self, settings: Settings) -> None:

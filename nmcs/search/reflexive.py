@@ -242,7 +242,8 @@ class ReflexiveConfig:
     and also takes an int."""
 
     name: str = "reflexive"
-    # from the ground level up; one value = the same at every level
+    # the games of level l-1 played at each step of a level-l game, from the ground level up;
+    # one value: the same at every level
     games: list[int] | None = field(default_factory=lambda: [100, 1000])
 
     def check(self, settings: Settings) -> None:

@@ -5,7 +5,7 @@ A search module registers its algorithms at its bottom (``register(Algorithm(...
 registry (``nmcs.core.registry``) imports every public module of ``nmcs.search`` on first use,
 and any module named in the ``NMCS_PLUGINS`` environment variable (comma-separated), so an
 algorithm written outside the package is found the same way. Adding an algorithm = one search
-module + ``conf/algo/NAME.yaml`` (docs/extending.md).
+module + ``conf/algo/NAME.yaml`` (docs/howto/add-algorithm.md).
 
 A record says::
 

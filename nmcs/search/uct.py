@@ -296,9 +296,9 @@ class UctConfig:
     (as the ``algo_options`` result column does)."""
 
     name: str = "uct"
-    c: float = DEFAULT_C
-    nodes: int = 0  # tree capacity per worker, 0 = automatic
-    edges: int = 0
+    c: float = DEFAULT_C  # the exploration constant of UCB1
+    nodes: int = 0  # the tree's capacity in nodes, per worker (0: automatic)
+    edges: int = 0  # the tree's capacity in edges, per worker (0: automatic)
 
     # Python API (and algo_options column) names of the fields.
     API_NAMES = {"c": "uct_c", "nodes": "uct_nodes", "edges": "uct_edges"}

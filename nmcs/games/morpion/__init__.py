@@ -20,9 +20,11 @@ class MorpionOptions:
     """``game=morpion`` options (``conf/game/morpion.yaml``)."""
 
     name: str = "morpion"
-    # 5D (disjoint: same-direction lines share no dot) | 5T (touching: they may share one end dot)
+    # the rules: 5D (disjoint: lines of the same direction share no dot) or 5T (touching: they
+    # may share one end dot)
     variant: str = "5D"
-    # random | mobility (Reflexive paper 2.3: among the moves leading to the most legal moves)
+    # the playout policy: random (uniform) or mobility (Reflexive paper 2.3: a move among those
+    # that leave the most legal moves)
     policy: str = "random"
 
     def check(self) -> None:

@@ -18,12 +18,12 @@ class SudokuOptions:
     """``game=sudoku`` options (``conf/game/sudoku.yaml``)."""
 
     name: str = "sudoku"
-    n: int = 4  # 4 (16x16) | 3 (9x9)
-    # 0..99: problem of the stored set nmcs/data/sudoku16_66pct_100.txt (needs n=4,
-    # empty_fraction=0.66); null: generate one from problem_seed
+    n: int = 4  # the box side: 4 is a 16x16 grid, 3 a 9x9 grid
+    # the problem: its index in the stored set nmcs/data/sudoku16_66pct_100.txt (needs n=4,
+    # empty_fraction=0.66), or null to generate one from problem_seed
     problem: int | None = 0
-    empty_fraction: float = 0.66  # 0..1, fraction of empty cells of a generated problem
-    problem_seed: int = 0  # >= 0, seed of the generated problem (problem=null)
+    empty_fraction: float = 0.66  # the fraction of empty cells of a generated problem
+    problem_seed: int = 0  # the seed of the generated problem (problem=null)
 
     def check(self) -> None:
         if self.n not in (3, 4):

@@ -58,10 +58,10 @@ class TwoPlayerGameOptions:
     ``rows`` and ``cols``) and the misere switch (the rule winner loses)."""
 
     name: str = "breakthrough"
-    rows: int | None = None  # null = the usual board; 2..19 (pawn games: 4..19)
-    cols: int | None = None
+    rows: int | None = None  # the board's rows (null: the game's usual board)
+    cols: int | None = None  # the board's columns (null: the game's usual board)
     misere: bool = False  # the rule winner loses (the paper's misere versions)
-    size: int | None = None  # a square board (game.size=5,6,8 sweeps boards); null: rows, cols
+    size: int | None = None  # a square board of this side (null: rows and cols say the board)
 
     def check(self) -> None:
         rows, cols = board(self.name, self.rows, self.cols, self.size)

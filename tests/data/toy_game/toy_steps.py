@@ -1,4 +1,4 @@
-"""A toy one-player game written outside the package, as docs/extending.md says: steps.
+"""A toy one-player game written outside the package, as docs/howto/add-game.md says: steps.
 
 State layout (int64[3])::
 
@@ -29,7 +29,7 @@ DEPTH, PLAYED, SCORE = 0, 1, 2
 @dataclass
 class StepsOptions:
     name: str = "steps"
-    depth: int = 8  # 1..100
+    depth: int = 8  # the steps of every game
 
     def check(self) -> None:
         if not 1 <= self.depth <= 100:
