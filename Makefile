@@ -36,7 +36,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # The fast tier (tests/conftest.py, TIERS): rules, records, checks and small searches, every
-# module of the package: about 20 s on 2 cores with a warm cache, 90 s from an empty one.
+# module of the package; most of its time from an empty cache is numba compiling.
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --tier unit
 

@@ -170,8 +170,9 @@ def test_ctrl_c_prints_one_line_and_keeps_the_chunks(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
+    # run.py's own lines: on an empty cache, the compiler's progress lines come before them.
+    lines = [line for line in err.splitlines() if line.startswith("run.py:")]
+    assert len(lines) == 1 and "Traceback" not in err, err
     assert lines[0].startswith("run.py: interrupted: ") and "run the same command" in lines[0]
     saved = int(lines[0].split("interrupted: ")[1].split()[0])
     chunks = pd.concat(pd.read_parquet(p) for p in (out / "chunks").glob("*.parquet"))
