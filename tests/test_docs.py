@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_records import NO_MEANING_YET
 
 from nmcs.games import registry as games
 from nmcs.search import registry as algorithms
@@ -57,8 +56,7 @@ def test_every_algorithm_is_named_with_its_options_and_defaults():
             default = getattr(record.config(), option)
             shown = reference._show(list(default) if isinstance(default, tuple) else default)
             assert row.group(1) == shown, (name, option, row.group(1), shown)
-            if (name, option) not in NO_MEANING_YET:
-                assert _meaning(section, f"algo.{option}"), (name, option)
+            assert _meaning(section, f"algo.{option}"), (name, option)
 
 
 def test_the_config_reference_gives_the_checks_own_words():

@@ -686,8 +686,8 @@ class NrpaConfig:
     policy, the best of them adapting it (1: Rosin's NRPA; the parallel version on Dask)."""
 
     name: str = "nrpa"
-    iterations: int = 100
-    alpha: float = 1.0
+    iterations: int = 100  # N: the searches of level L-1 at each level-L search
+    alpha: float = 1.0  # the adaptation step toward the best sequence
     batch: int = added_option(1, 1)  # level-(L-1) searches per top-level iteration (1: NRPA)
 
     def check(self, settings: Settings) -> None:
@@ -699,9 +699,9 @@ class GnrpaConfig:
     """``algo=gnrpa``: GNRPA, NRPA with a temperature ``tau`` and the game's bias beta."""
 
     name: str = "gnrpa"
-    iterations: int = 100
-    alpha: float = 1.0
-    tau: float = 1.0
+    iterations: int = 100  # N: the searches of level L-1 at each level-L search
+    alpha: float = 1.0  # the adaptation step toward the best sequence
+    tau: float = 1.0  # the temperature: move probabilities exp(w / tau + beta)
     batch: int = added_option(1, 1)  # level-(L-1) searches per top-level iteration (1: NRPA)
 
     def check(self, settings: Settings) -> None:
