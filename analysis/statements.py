@@ -27,6 +27,7 @@ from analysis.common import Claim, Context
 from analysis.pairing import SCHEME, SEED, restore_search_seeds
 from analysis.publish import cell_metas
 from nmcs.harness.results import ADDED_COLUMNS, experiment_result_files
+from nmcs.harness.summary import CELL_KEYS
 
 # What a search's outcome is, where its rows have them; seeds (where kept) pin the searches
 # themselves.
@@ -42,20 +43,7 @@ OUTCOME_COLUMNS = (
 )
 # What was run, as the rows record it (not the experiment's name): cells of different settings
 # whose outcomes are certain (a depth-1 left move) are not one statement.
-SETTING_COLUMNS = (
-    "game",
-    "game_options",
-    "algo",
-    "algo_options",
-    "level",
-    "memorize",
-    "memorize_from",
-    "stop_at_target",
-    "budget_seconds",
-    "budget_playouts",
-    "seed",
-    SCHEME,
-)
+SETTING_COLUMNS = (*(key for key in CELL_KEYS if key != "experiment"), SCHEME)
 
 
 def experiment_rows(ctx: Context, experiment: str) -> pd.DataFrame:
