@@ -3,6 +3,7 @@ the quick paper experiments end to end, resume after a kill, rows that do not de
 number of workers, one-line errors for bad configs."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -18,8 +19,6 @@ from helpers import (
     run_python,
     run_quick_experiments,
 )
-
-from analysis.twoplayer import newcombe_diff
 
 pytestmark = pytest.mark.experiment
 
@@ -87,22 +86,21 @@ def test_quick_experiments_write_cells_summaries_tables_figures_and_claims(quick
     assert len(one_table) == 4
     # The verdict column (a further reading shows its verdict in parentheses).
     assert all("not enough data" in line.split(" | ")[-2] for line in one_table), one_table
-    # The pooled claim 3 reads 72 matches a setting: its verdict follows the sign of its
-    # interval. Recompute it from the unrounded table: the report prints the interval to 2
-    # decimals, so a low end of 0.004 reads "0.00" there and cannot decide the expected verdict.
+    # The pooled claim 3 reads 72 matches a setting, the cells of a version paired match by
+    # match (common seeds): its verdict follows the sign of its interval, as printed; a bound
+    # printed 0.00 could lie on either side, so it decides nothing here.
     at = table[table["budget_ms"] == table["budget_ms"].max()]
     a, b = at[at["setting"] == "NMC(1)+COW"], at[at["setting"] == "NMC(2)+COW"]
-    na, nb = int(a["n"].sum()), int(b["n"].sum())
-    assert na == nb == 36
-    _, low, high = newcombe_diff(
-        float((a["win_rate"] * a["n"]).sum()) / na,
-        na,
-        float((b["win_rate"] * b["n"]).sum()) / nb,
-        nb,
-    )
-    expected = "agrees" if low > 0 else "differs" if high < 0 else "not enough data"
+    assert int(a["n"].sum()) == int(b["n"].sum()) == 36
     pooled = [c for c in claims if "pooled over the nine versions" in c]
-    assert len(pooled) == 1 and pooled[0].rstrip(" |").endswith(expected), (pooled, low, high)
+    assert len(pooled) == 1 and "over 36 and 36 matches" in pooled[0], pooled
+    assert "paired by match" in pooled[0], pooled
+    bounds = re.search(r"\[(-?[0-9.]+), (-?[0-9.]+)\] over 36 and 36", pooled[0])
+    assert bounds, pooled
+    low, high = (float(x) for x in bounds.groups())
+    if low != 0.0 and high != 0.0:
+        expected = "agrees" if low > 0 else "differs" if high < 0 else "not enough data"
+        assert pooled[0].rstrip(" |").endswith(expected), (pooled, low, high)
 
 
 def test_a_killed_cell_resumes_and_rows_do_not_depend_on_workers(tmp_path):
