@@ -596,6 +596,14 @@ def test_nrpa_policy_allows_the_last_tabu_group_and_tabu_groups_when_alone():
     assert policy_moves(s) == legal(s) == [1, 7]
 
 
+def test_nrpa_policy_lists_every_tabu_group_when_they_fill_most_of_the_move_buffer():
+    # One row: three groups of the tabu colour 0 and nothing else to play; the list buffer
+    # holds max_branching = 4 moves, so the three fill most of it.
+    s = sg.state_from_grid(board("0 0 1 0 0 2 0 0"), colors=3, policy="tabu")
+    assert sg.max_branching(s) == 4
+    assert policy_moves(s) == legal(s) == [0, 3, 6]
+
+
 def test_gnrpa_bias_policy_lists_every_group_with_a_beta_against_the_tabu_colour():
     s = sg.state_from_grid(board(NRPA_TABU_BOARD), colors=3, policy="bias")
     width = sg.max_branching(s)

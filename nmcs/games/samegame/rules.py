@@ -739,10 +739,13 @@ def policy_moves(state, scratch, out, codes, betas, biased):
     for c in range(ncols):
         scratch[vis + c + 1] = _ZERO
     if n == 0:
-        # Only tabu groups: every one of them.
+        # Only tabu groups: every one of them, in the order found. Swapping the ends toward the
+        # middle puts the j-th found at j even when the kept ones fill more than half of ``out``.
         for j in range(nt):
-            out[j] = out[last - j]
-            codes[j] = codes[last - j]
+            k = last - j
+            if j < k:
+                out[j], out[k] = out[k], out[j]
+                codes[j], codes[k] = codes[k], codes[j]
             if biased:
                 betas[j] = 0.0
         n = nt
