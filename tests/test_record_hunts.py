@@ -13,6 +13,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from analysis import records
+from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, Context
 from analysis.independent import morpion_mobility as independent_morpion
 from analysis.records import probabilities, rate
 from nmcs.games.morpion.psol import read_psol
@@ -198,6 +200,109 @@ def test_rates_and_probabilities_match_their_exact_definitions():
     assert [rows[k]["hits"] for k in (80, 81, 82)] == [3, 2, 1]
     assert rows[82]["expected_core_hours"] == pytest.approx(4.0)
     assert rows[82]["core_hours_low"] < 4.0 < rows[82]["core_hours_high"]
+
+
+def efficiency_row(algorithm, hits, n, cpu_seconds, cpu="AMD EPYC"):
+    per_hour, low, high = rate(hits, n, cpu_seconds)
+    return {
+        "algorithm": algorithm,
+        "experiment": "e",
+        "searches": n,
+        "cpu_core_hours": n * cpu_seconds / 3600,
+        "cpu": cpu,
+        "best": 80,
+        "hits": hits,
+        "per_core_hour": per_hour,
+        "low": low,
+        "high": high,
+        "_cells": frozenset({("e", algorithm)}),
+    }
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    "nrpa, other, verdict",
+    [
+        # 50 hits in 400 searches of 10 CPU s against none in half an hour: agrees.
+        (
+            ("NRPA, level 3", 50, 400, 10.0),
+            ("beam search, level 1, beam 2048", 0, 340, 5.3),
+            AGREES,
+        ),
+        # A slow NRPA (1,000 CPU s a search) against a competitor with hits: differs.
+        (("NRPA, level 3", 2, 400, 1000.0), ("MCBS, level 2, beams (8, 4)", 20, 220, 8.0), DIFFERS),
+        # Too few NRPA searches with their CPU time: whatever the rates, not enough data.
+        (("NRPA, level 3", 50, 99, 10.0), ("memorized NMCS, level 3", 0, 45, 40.0), NOT_ENOUGH),
+        # Overlapping intervals: not enough data.
+        (
+            ("NRPA, level 3", 5, 400, 10.0),
+            ("MCBS, level 2, beams (32, 1)", 4, 220, 8.0),
+            NOT_ENOUGH,
+        ),
+    ],
+)
+def test_the_efficiency_claim_can_come_out_every_way(tmp_path, nrpa, other, verdict):
+    ctx = Context(tmp_path, "paper")
+    table = pd.DataFrame([efficiency_row(*nrpa), efficiency_row(*other)])
+    claim = records.efficiency_claim(ctx, table)
+    assert claim.verdict == verdict
+    assert records.EFFICIENCY_RULE in claim.rules
+    # Cells on two CPU models are not one machine: never decided.
+    table.loc[1, "cpu"] = "Intel Xeon"
+    assert records.efficiency_claim(ctx, table).verdict == NOT_ENOUGH
+    # NRPA alone, or the competitors alone: not run.
+    assert records.efficiency_claim(ctx, table.iloc[:1]).verdict == NOT_RUN
+    assert records.efficiency_claim(ctx, table.iloc[1:]).verdict == NOT_RUN
+
+
+def test_the_efficiency_claim_reads_the_hunt_and_each_competitor_cell(hunt, tmp_path):
+    """The quick hunt and the quick competitors (one cell each) in one outputs folder: a row
+    per cell, never pooled, each in CPU time; 20 NRPA searches are too few to decide."""
+    import shutil
+
+    outputs = tmp_path / "outputs"
+    shutil.copytree(hunt[0], outputs / "quick" / "morpion_record_hunt" / "base")
+    sweep = ("-m", "experiment=morpion_efficiency", "scale=quick", "progress=false")
+    run_cli(*sweep, f"hydra.sweep.dir={outputs / 'quick'}")
+    ctx = Context(outputs, "quick")
+    table = records.efficiency_table(ctx, records.hunt_rows(ctx)["5D"])
+    assert sorted(table["algorithm"]) == [
+        "MCBS, level 2, beams (2, 2)",
+        "MCBS, level 2, beams (4, 1)",
+        "NRPA, level 2",
+        "beam search, level 1, beam 16",
+        "memorized NMCS, level 1",
+    ]
+    assert table.set_index("algorithm").loc["NRPA, level 2", "searches"] == 20
+    assert (table["cpu_core_hours"] > 0).all() and table["cpu"].nunique() == 1
+    claim = records.efficiency_claim(ctx, table)
+    assert claim.verdict == NOT_ENOUGH and "20 searches" in claim.ours
+
+
+@pytest.mark.unit
+def test_competitors_are_labelled_by_their_configuration():
+    row = {"algo": "nested", "memorize": True, "level": 3}
+    assert records.competitor_label(row) == "memorized NMCS, level 3"
+    row = {"algo": "beam", "memorize": True, "level": 1, "algo_beam": [2048]}
+    assert records.competitor_label(row) == "beam search, level 1, beam 2048"
+    row = {"algo": "beam", "memorize": True, "level": 2, "algo_beam": [32, 1]}
+    assert records.competitor_label(row) == "MCBS, level 2, beams (32, 1)"
+
+
+@pytest.mark.unit
+def test_a_pooled_hunt_costs_the_cpu_time_of_the_searches_that_carry_it():
+    """A hunt of an old cell (wall time only) and a new one (CPU time): each cell's rows keep
+    their own clock, the pooled row counts every search and the CPU-timed searches' cost."""
+    old = pd.DataFrame({"score": [80] * 4 + [70] * 6, "seconds": 30.0, "cpu_seconds": np.nan})
+    new = pd.DataFrame({"score": [82] + [70] * 9, "seconds": 20.0, "cpu_seconds": 10.0})
+    both = pd.concat([old, new], ignore_index=True)
+    assert probabilities("5D", 3, old)[0]["clock"] == "wall"
+    pooled = {r["score_at_least"]: r for r in probabilities("5D", 3, both, pooled=True)}
+    assert pooled[80]["clock"] == "CPU (10 of 20 searches)"
+    assert (pooled[80]["hits"], pooled[80]["searches"]) == (5, 20)
+    assert pooled[80]["expected_core_hours"] == pytest.approx(10 / 3600 / (5 / 20))
+    # Not pooled, a hunt that is partly timed is costed in wall time, and says so.
+    assert probabilities("5D", 3, both)[0]["clock"] == "wall"
 
 
 PUBLISHED = REPO / "results" / "paper" / "morpion_record_hunt"
