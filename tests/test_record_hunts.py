@@ -280,6 +280,25 @@ def test_the_efficiency_claim_reads_the_hunt_and_each_competitor_cell(hunt, tmp_
 
 
 @pytest.mark.unit
+def test_the_budget_line_counts_what_the_cell_kept():
+    """A hunt that keeps every game at its threshold counts them; one that keeps only new
+    bests (SameGame) counts those, not every score above a threshold of 0."""
+    from types import SimpleNamespace
+
+    from nmcs.harness.records import budget_line
+
+    rows = pd.DataFrame({"search": range(6), "score": [5, 3, 9, 9, 12, 1]})
+    every = SimpleNamespace(book=SimpleNamespace(keep="all"), threshold=4, target=None)
+    assert budget_line(every, rows, 6) == (
+        "record hunt: 6 searches done (the budget), best 12, 4 at 4 or more"
+    )
+    best = SimpleNamespace(book=SimpleNamespace(keep="best"), threshold=0, target=None)
+    assert budget_line(best, rows, 6).endswith(", 3 new bests of 0 or more saved")
+    best.threshold = 6  # 5 is below it: 9 and 12 are the new bests saved
+    assert budget_line(best, rows, 6).endswith(", 2 new bests of 6 or more saved")
+
+
+@pytest.mark.unit
 def test_competitors_are_labelled_by_their_configuration():
     row = {"algo": "nested", "memorize": True, "level": 3}
     assert records.competitor_label(row) == "memorized NMCS, level 3"

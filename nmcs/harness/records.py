@@ -184,7 +184,13 @@ def budget_line(hunt: RecordHunt, rows: pd.DataFrame, n: int) -> str:
     """The line of a hunt that ran to its budget of searches."""
     best = int(rows["score"].max()) if len(rows) else None
     line = f"record hunt: {n} searches done (the budget), best {best}"
-    if hunt.threshold is not None:
+    if hunt.threshold is not None and hunt.book.keep == "best":
+        # Such a cell saves a game only when it beats every search before it.
+        scores = rows.sort_values("search")["score"]
+        before = scores.cummax().shift(fill_value=hunt.threshold - 1)
+        improved = (scores >= hunt.threshold) & (scores > before)
+        line += f", {int(improved.sum())} new bests of {hunt.threshold} or more saved"
+    elif hunt.threshold is not None:
         line += f", {int((rows['score'] >= hunt.threshold).sum())} at {hunt.threshold} or more"
     if hunt.target is not None:
         line += f"; target {hunt.target} not reached"
