@@ -69,6 +69,10 @@ HUNTED = (*HUNTS.values(), *LEVEL4.values())
 # The efficiency claim's competitors (conf/competitor/), a cell each.
 EFFICIENCY = "morpion_efficiency"
 EXPERIMENTS = (*HUNTED, EFFICIENCY)
+# Its competitors: a cell each; the claim is decided once every one has run.
+COMPETITORS = tuple(
+    sorted(p.stem for p in (Path(__file__).resolve().parents[1] / "conf/competitor").glob("*.yaml"))
+)
 THRESHOLDS = {"5D": (80, 81, 82), "5T": (150, 160, 170)}
 DATA = Path(__file__).resolve().parents[1] / "nmcs" / "data"
 LITERATURE = {
@@ -90,9 +94,9 @@ EFFICIENCY_RULE = (
     "interval the Clopper-Pearson interval of the proportion of hits over the mean CPU hours a "
     f"search; NRPA: the level-3 5D hunt's searches that carry their CPU time (at least "
     f"{EFFICIENCY_MIN_NRPA}); each competitor: one cell of {EFFICIENCY}, never pooled; every "
-    "cell on one CPU model, else 'not enough data'; 'agrees' when NRPA's lower bound is above "
-    "every competitor's upper bound, 'differs' when its upper bound is below a competitor's "
-    "lower bound, 'not enough data' otherwise"
+    "competitor run and every cell on one CPU model, else 'not enough data'; 'agrees' when "
+    "NRPA's lower bound is above every competitor's upper bound, 'differs' when its upper bound "
+    "is below a competitor's lower bound, 'not enough data' otherwise"
 )
 LEVEL4_RULE = (
     f"level 4: 'reached' when a saved game of {LEVEL4_TARGET}+ replays, 'not reached' "
@@ -673,8 +677,12 @@ def efficiency_claim(ctx: Context, table: pd.DataFrame) -> Claim:
         f"{int(top['searches'])} searches, {top['cpu_core_hours']:.2f} CPU core-hours); "
         f"on {', '.join(cpus)}"
     )
+    if len(others) < len(COMPETITORS):
+        ours += f"; {len(others)} of the {len(COMPETITORS)} competitors run"
     # Higher than every other: agrees; lower than any other: differs; else undecided.
     if nrpa["searches"] < EFFICIENCY_MIN_NRPA or len(cpus) != 1 or "?" in cpus:
+        verdict = NOT_ENOUGH
+    elif len(others) < len(COMPETITORS):
         verdict = NOT_ENOUGH
     elif nrpa["low"] > others["high"].max():
         verdict = AGREES

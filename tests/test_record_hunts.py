@@ -243,9 +243,13 @@ def efficiency_row(algorithm, hits, n, cpu_seconds, cpu="AMD EPYC"):
 )
 def test_the_efficiency_claim_can_come_out_every_way(tmp_path, nrpa, other, verdict):
     ctx = Context(tmp_path, "paper")
-    table = pd.DataFrame([efficiency_row(*nrpa), efficiency_row(*other)])
+    # The competitor's row for each of the experiment's cells.
+    rows = [efficiency_row(*nrpa)] + [efficiency_row(*other)] * len(records.COMPETITORS)
+    table = pd.DataFrame(rows)
     claim = records.efficiency_claim(ctx, table)
     assert claim.verdict == verdict
+    # A competitor not run yet: never decided.
+    assert records.efficiency_claim(ctx, table.iloc[:-1]).verdict == NOT_ENOUGH
     assert records.EFFICIENCY_RULE in claim.rules
     # Cells on two CPU models are not one machine: never decided.
     table.loc[1, "cpu"] = "Intel Xeon"
