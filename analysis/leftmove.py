@@ -918,7 +918,8 @@ def analyze_adhoc(ctx: Context) -> list[Claim]:
                     "exact (our DP)",
                     f"p={gof['chi2_p']:.3g}, largest frequency difference "
                     f"{100 * gof['max_abs_diff']:.2f} %, n={gof['n']}",
-                    AGREES if gof["chi2_p"] >= 0.01 else DIFFERS,
+                    # A 'differs' carries the test's p-value (Holm adjusts it).
+                    verdict_p(gof["chi2_p"] >= 0.01, gof["chi2_p"]),
                     f"python run.py -m level=0,1,2,3 memorize=false game.depth={int(depth)} "
                     f"scale={ctx.scale} && python -m analysis",
                 )

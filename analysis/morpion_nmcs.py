@@ -330,7 +330,8 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
         ctx.scale, "morpion_fig8_fig9", "morpion_fig8_fig9_level0", "leftmove_distributions"
     )
     left = ctx.results("leftmove_distributions")
-    gains, read, pairs = {}, [], {}
+    gains, read = {}, []
+    pairs: dict[str, dict] = {}
     for name, rows in (("Morpion", df), ("left move", left)):
         if rows.empty:
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
@@ -342,14 +343,18 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
         read.append(plain[plain["level"].isin([0, 1, 2])])
         if not {0, 1, 2} <= set(by_level):
             return [Claim(NMCS, claim, "better", "-", NOT_RUN, cmd)]
-        if name == "Morpion":
-            pairs = by_level
+        pairs[name] = by_level
         gains[name] = (
             _standardized_gain(by_level[1], by_level[2]),
             _standardized_gain(by_level[0], by_level[1])[0],
         )
     depth = int(left["depth"].iloc[0])
-    pairing = mean_combination([(1.0, pairs[2]), (-1.0, pairs[1])]).pairing
+    # How each game's levels 1 and 2 were taken (the left move's cells may be published as
+    # counts, which keep no search index to pair by).
+    pairing = {
+        name: mean_combination([(1.0, levels[2]), (-1.0, levels[1])]).pairing
+        for name, levels in pairs.items()
+    }
     (dm, sm), dm0 = gains["Morpion"]
     (dl, sl), dl0 = gains["left move"]
     diff, half = dm - dl, 1.96 * np.hypot(sm, sl)
@@ -360,7 +365,8 @@ def _scaling_claim(ctx: Context, df: pd.DataFrame) -> list[Claim]:
             "better",
             f"level 1 to 2: Morpion {dm:+.2f} sd, left move (depth {depth}) {dl:+.2f} sd, "
             f"difference {diff:+.2f} [{diff - half:+.2f}, {diff + half:+.2f}] (Morpion's levels "
-            f"{pairing}; the two games independent); level 0 to 1 (for "
+            f"{pairing['Morpion']}; the left move's {pairing['left move']}; the two games "
+            "independent); level 0 to 1 (for "
             f"comparison): Morpion {dm0:+.2f} sd, left move {dl0:+.2f} sd",
             verdict_sign(diff - half, diff + half),
             cmd,

@@ -3,11 +3,15 @@ memorization, level 3 with memorization, beside SP-MCTS), per position and in to
 
 The paper ran one search per position; we run several seeds per position. Two intervals follow:
 - the 95% confidence interval of our MEAN score (per position, and for the total as the sum of
-  the means);
+  the means: cells run on common seeds, where search i of every position and setting draws the
+  same random numbers, are paired search by search, ``analysis.pairing.mean_combination``);
 - the 95% prediction interval of the total of ONE search per position (what the paper reports):
   sum of means +- 1.96 sqrt(sum of the per-position variances). A paper total inside it is what
   one run of our implementation could have given; the verdict uses this interval. With fewer
   than 5 searches per position the variances are too rough for it: 'not enough data'.
+
+Memorization's gain (level 2m minus level 2) is the sum over the positions of the differences
+of their means, paired search by search where the cells share their seeds.
 
 A level-3 search costs hours per position, so it may be run cut at a playout budget
 (``algo=iterative budget.playouts=N``: the first level-3 search is stopped after N playouts and
@@ -29,18 +33,42 @@ from analysis.common import (
     NOT_RUN,
     Claim,
     Context,
+    Verdict,
     paper_values,
     rerun_command,
     save_figure,
     save_table,
     verdict_sign,
 )
+from analysis.pairing import Combination, mean_combination
 
 SECTION = "NMCS 5.2 (SameGame, Table 1)"
 EXPERIMENTS = ("samegame_table1", "samegame_table1_level3")
 MIN_SEEDS = 5  # searches per position for a prediction interval of the total
 PAPER_COLUMN = {(2, False): "level2", (2, True): "level2m", (3, True): "level3m"}
 LABEL = {"sp_mcts": "SP-MCTS", "level2": "level 2", "level2m": "level 2m", "level3m": "level 3m"}
+# The rules that decide this section's verdicts, as the report prints them.
+TOTAL_RULE = (
+    "a column's total against the paper's (one search a position): 'agrees' when the paper's "
+    "total lies in our 95% prediction interval of one run's total, the sum of our per-position "
+    "means ± 1.96 sqrt(sum of their variances) (normal; the paper's positions independent; our "
+    "means and variances taken for the true ones), 'differs' outside, with its two-sided normal "
+    f"p-value; all 20 positions run (else 'not run'), at least {MIN_SEEDS} searches a position "
+    "(else 'not enough data')"
+)
+GAIN_RULE = (
+    "memorization's gain and 'level 3m beats SP-MCTS': the 95% interval (Student's t) of a sum "
+    "of per-position means (or of their differences), paired by search where the cells share "
+    "their seeds, as the row says; 'agrees' above 0 (above SP-MCTS's total, taken as its value), "
+    "'differs' below"
+)
+CUT_RULE = (
+    "level-3 searches cut at a playout budget: memorization keeps the best game found, so a cut "
+    "search's score is a lower bound of the whole search's; they can confirm that level 3 beats "
+    "a total and are otherwise 'not enough data', never 'differs'; with one search a position, "
+    "one level-2m run's 95% half-width stands in for the cut run's spread (taken to be no "
+    "wider), and sqrt(2) times it for the difference of two single runs"
+)
 
 
 def column_name(level: int, memorize: bool, cut: int = 0) -> str:
@@ -96,15 +124,37 @@ def per_position(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def total(cell):
-    """Sum of means with its CI half-width, and the single-search prediction half-width."""
+    """Sum of means with its CI half-width (positions independent), and the single-search
+    prediction half-width."""
     mean = cell["mean"].sum()
     var_of_mean = (cell["sd"] ** 2 / cell["n"]).sum(min_count=len(cell))
     var_single = (cell["sd"] ** 2).sum(min_count=len(cell))
     return mean, 1.96 * np.sqrt(var_of_mean), 1.96 * np.sqrt(var_single)
 
 
-def build_table(stats_df, paper):
-    """Table 1: the paper's four columns and ours, one row per position and a total row."""
+def column_rows(df: pd.DataFrame, level: int, memorize: bool, cut: int) -> pd.DataFrame:
+    """The searches of one column of Table 1 (a level, memorization and cut)."""
+    keep = (df["level"] == level) & (df["memorize"].astype(bool) == memorize) & (df["cut"] == cut)
+    return df[keep]
+
+
+def total_combination(rows: pd.DataFrame, minus: pd.DataFrame | None = None) -> Combination:
+    """The sum over the positions of the mean score of ``rows`` (less that of ``minus``, the
+    same positions' searches of another column) with its 95% interval, each position a cell:
+    paired search by search where the cells share their seeds (search i of every cell on
+    common seeds draws the same random numbers, whatever its position), independent
+    otherwise."""
+    parts = [(1.0, cell) for _, cell in rows.groupby("position")]
+    if minus is not None:
+        parts += [(-1.0, cell) for _, cell in minus.groupby("position")]
+    return mean_combination(parts)
+
+
+def build_table(stats_df, paper, totals=None):
+    """Table 1: the paper's four columns and ours, one row per position and a total row;
+    ``totals``: each column's total (a Combination, by (level, memorize, cut)), whose interval
+    the total row shows (default: positions taken as independent)."""
+    totals = totals or {}
     cols = sorted(set(zip(stats_df["level"], stats_df["memorize"], stats_df["cut"], strict=True)))
     rows = []
     positions = sorted(stats_df["position"].unique())
@@ -135,6 +185,8 @@ def build_table(stats_df, paper):
             (stats_df["level"] == lv) & (stats_df["memorize"] == m) & (stats_df["cut"] == cut)
         ]
         mean, ci, pi = total(cell)
+        if (lv, m, cut) in totals:
+            ci = (totals[(lv, m, cut)].high - totals[(lv, m, cut)].low) / 2
         row[f"ours {column_name(lv, m, cut)}"] = f"{mean:.0f}" + (
             f" ± {ci:.0f} (one run: ± {pi:.0f})" if np.isfinite(ci) else ""
         )
@@ -186,8 +238,12 @@ def analyze(ctx: Context) -> list[Claim]:
         return []
     paper = paper_values("samegame")
     stats_df = per_position(df)
+    columns = stats_df[["level", "memorize", "cut"]].drop_duplicates().itertuples(index=False)
+    totals = {
+        (lv, m, cut): total_combination(column_rows(df, lv, m, cut)) for lv, m, cut in columns
+    }
     save_table(stats_df, ctx.tables, "samegame_table1_cells")
-    save_table(build_table(stats_df, paper), ctx.tables, "samegame_table1")
+    save_table(build_table(stats_df, paper, totals), ctx.tables, "samegame_table1")
     plot(stats_df, paper, ctx)
     claims = []
     cmd = rerun_command(ctx.scale, "samegame_table1")
@@ -200,6 +256,7 @@ def analyze(ctx: Context) -> list[Claim]:
         extra={"samegame_table1_level3": "algo=iterative"},
     )
     full = {}
+    full_rows = {}
     cut_cells = []
     for (lv, m, cut), cell in stats_df.groupby(["level", "memorize", "cut"]):
         key = PAPER_COLUMN.get((lv, bool(m)))
@@ -218,24 +275,32 @@ def analyze(ctx: Context) -> list[Claim]:
                     f"only {len(cell)} positions run",
                     NOT_RUN,
                     c,
+                    rules=(TOTAL_RULE,),
                 )
             )
             continue
-        mean, ci, pi = total(cell)
+        mean, _, pi = total(cell)
         full[key] = cell
+        full_rows[key] = column_rows(df, lv, bool(m), cut)
         paper_total = paper["totals"][key]
+        verdict: str
         if not np.isfinite(pi):
             ours = f"{mean:,.0f} (one search per position: no interval)"
             verdict = NOT_ENOUGH
         else:
+            mean_ci = totals[(lv, m, cut)]
             ours = (
-                f"mean {mean:,.0f} ± {ci:,.0f}; one run {mean - pi:,.0f} to "
-                f"{mean + pi:,.0f}; n={int(cell['n'].min())}-{int(cell['n'].max())}/position"
+                f"mean {mean:,.0f} ± {(mean_ci.high - mean_ci.low) / 2:,.0f} "
+                f"({mean_ci.pairing}); one run {mean - pi:,.0f} to {mean + pi:,.0f}; "
+                f"n={int(cell['n'].min())}-{int(cell['n'].max())}/position"
             )
             if cell["n"].min() < MIN_SEEDS:
                 verdict = NOT_ENOUGH
+            elif abs(paper_total - mean) <= pi:
+                verdict = AGREES
             else:
-                verdict = AGREES if abs(paper_total - mean) <= pi else DIFFERS
+                # The paper's total as one draw of the normal law of one run's total.
+                verdict = Verdict(DIFFERS, 2 * stats.norm.sf(abs(paper_total - mean) / (pi / 1.96)))
         claims.append(
             Claim(
                 SECTION,
@@ -245,33 +310,36 @@ def analyze(ctx: Context) -> list[Claim]:
                 ours,
                 verdict,
                 c,
+                rules=(TOTAL_RULE,),
             )
         )
     if "level2" in full and "level2m" in full:
-        a, b = full["level2m"].set_index("position"), full["level2"].set_index("position")
-        diff = a["mean"].sum() - b["mean"].sum()
-        half = 1.96 * np.sqrt((a["sd"] ** 2 / a["n"]).sum() + (b["sd"] ** 2 / b["n"]).sum())
+        gain = total_combination(full_rows["level2m"], minus=full_rows["level2"])
         claims.append(
             Claim(
                 SECTION,
                 "memorizing the best sequence improves a level-2 search (total)",
                 f"+{paper['totals']['level2m'] - paper['totals']['level2']:,}",
-                f"{diff:+,.0f} ± {half:,.0f}",
-                verdict_sign(diff - half, diff + half),
+                f"{gain.value:+,.0f} [{gain.low:+,.0f}, {gain.high:+,.0f}] ({gain.pairing})",
+                verdict_sign(gain.low, gain.high),
                 cmd,
+                rules=(GAIN_RULE,),
             )
         )
     if "level3m" in full:
-        mean, ci, _ = total(full["level3m"])
+        level3 = total_combination(full_rows["level3m"])
         sp_mcts = paper["totals"]["sp_mcts"]
         claims.append(
             Claim(
                 SECTION,
                 f"level 3m beats SP-MCTS's {sp_mcts:,} (total)",
                 f"{paper['totals']['level3m']:,} > {sp_mcts:,}",
-                f"{mean:,.0f}" + (f" ± {ci:,.0f}" if np.isfinite(ci) else " (no interval)"),
-                verdict_sign(mean - ci - sp_mcts, mean + ci - sp_mcts),
+                f"{level3.value:,.0f} [{level3.low:,.0f}, {level3.high:,.0f}] ({level3.pairing})"
+                if np.isfinite(level3.low)
+                else f"{level3.value:,.0f} (no interval)",
+                verdict_sign(level3.low - sp_mcts, level3.high - sp_mcts),
                 cmd3,
+                rules=(GAIN_RULE,),
             )
         )
     for key, cut, cell in cut_cells:
@@ -300,6 +368,7 @@ def cut_claims(
                 f"only {len(cell)} positions run (cut at {cut:,} playouts)",
                 NOT_RUN,
                 cmd,
+                rules=(CUT_RULE,),
             )
         ]
     bound = cell["mean"].sum()  # one search per position: the sum of the scores
@@ -320,6 +389,7 @@ def cut_claims(
             what + " of the whole search's total",
             NOT_ENOUGH,
             cmd,
+            rules=(CUT_RULE,),
         )
     ]
     if "level2m" not in full:
@@ -335,6 +405,7 @@ def cut_claims(
             f"{what}; less one run's spread (one level-2m run's, ± {pi:,.0f}): {low:,.0f}",
             AGREES if np.isfinite(low) and low > sp_mcts else NOT_ENOUGH,
             cmd,
+            rules=(CUT_RULE,),
         )
     )
     # Two single runs: the cut level-3 total against one level-2m total.
@@ -347,6 +418,7 @@ def cut_claims(
             f"{what}; minus one level-2m run: {diff:+,.0f} ± {half:,.0f}",
             AGREES if np.isfinite(half) and diff - half > 0 else NOT_ENOUGH,
             cmd,
+            rules=(CUT_RULE,),
         )
     )
     return claims

@@ -36,6 +36,14 @@ EXPERIMENTS = (EXPERIMENT, BIAS_EXPERIMENT)
 POSITIONS = (0, 1, 2)
 MIN_SEARCHES = 30  # a side
 TOLERANCE = 0.0  # points: tabu - other must be above this
+# The rule that decides this section's verdicts, as the report prints it.
+RULE = (
+    "the tabu rule against another choice at equal time: Welch's 95% interval of mean(tabu) - "
+    f"mean(other) over independent cells (seeds=cell), with a tolerance of {TOLERANCE:g} points: "
+    "'agrees' above it, 'differs' with its p-value below it, 'not enough data' when it holds "
+    f"it; at least {MIN_SEARCHES} searches a side (else 'not enough data'); at each position "
+    "the level and budget with the most searches"
+)
 # (algorithm, game.policy) -> the choice's name; the first is the one every other is set against.
 CHOICES = {("nrpa", "tabu"): "tabu", ("nrpa", "random"): "random", ("gnrpa", "bias"): "bias"}
 TREATMENT = "tabu"
@@ -104,7 +112,9 @@ def policy_claim(
     paper = "the SameGame NRPA literature plays its playouts under the tabu rule"
     if tabu.empty or other.empty:
         missing = " or ".join(c for c, rows in ((TREATMENT, tabu), (against, other)) if rows.empty)
-        return Claim(SECTION, statement, paper, f"no {missing} searches", NOT_RUN, command)
+        return Claim(
+            SECTION, statement, paper, f"no {missing} searches", NOT_RUN, command, rules=(RULE,)
+        )
     diff, low, high = welch_diff(tabu["score"], other["score"])
     n_t, n_o = len(tabu), len(other)
     ours = (
@@ -117,7 +127,16 @@ def policy_claim(
         verdict: str = NOT_ENOUGH
     else:
         verdict = verdict_sign(low - TOLERANCE, high - TOLERANCE)
-    return Claim(SECTION, statement, paper, ours, verdict, command, reads=cells_read(tabu, other))
+    return Claim(
+        SECTION,
+        statement,
+        paper,
+        ours,
+        verdict,
+        command,
+        reads=cells_read(tabu, other),
+        rules=(RULE,),
+    )
 
 
 def _one_setting(rows: pd.DataFrame) -> pd.DataFrame:

@@ -53,6 +53,22 @@ EXPERIMENT = "samegame_frontier"
 POSITIONS = 20
 # Searches a position for the interval of the level-3 total (a variance needs two).
 MIN_SEARCHES = 2
+# The rules that decide this section's verdicts, as the report prints them.
+LEVEL_RULE = (
+    "our level-3 total above another's: the 95% interval of the sum of the per-position mean "
+    "scores (Student's t on sqrt(sum s_k^2 / n_k) with Welch-Satterthwaite degrees of freedom; "
+    "the positions' cells independent, as seeds=cell runs them) against their total taken as "
+    "its value (one run, its spread not published); 'agrees' when its low end is above, "
+    "'differs' with its p-value when its high end is below; the searches of the highest level "
+    f"run with the tabu rule; at least {MIN_SEARCHES} searches a position (else 'not enough "
+    f"data'), all {POSITIONS} positions (else 'not run')"
+)
+RECORD_RULE = (
+    "a best total: each position's best game, replayed from its saved file by the engine's "
+    "reader and by plain Python, summed; 'reached' when it is at least the literature's total, "
+    "with the searches and CPU core-hours spent; a best-of result, not a statistical test, "
+    "not counted among the decidable statements"
+)
 _GAME_FILE = re.compile(r"search-(\d+)-score-(\d+)\.sgm$")
 
 
@@ -332,7 +348,9 @@ def level_claims(df: pd.DataFrame, paper: dict, command: str) -> list[Claim]:
             ours = f"only {positions} of {POSITIONS} positions run" + (
                 "" if len(top) else " (no tabu searches)"
             )
-            claims.append(Claim(SECTION, statement, theirs, ours, NOT_RUN, command))
+            claims.append(
+                Claim(SECTION, statement, theirs, ours, NOT_RUN, command, rules=(LEVEL_RULE,))
+            )
             continue
         first = int(first_searches(top)["score"].sum())
         mean, low, high, fewest = total_interval(top)
@@ -356,7 +374,16 @@ def level_claims(df: pd.DataFrame, paper: dict, command: str) -> list[Claim]:
             )
             verdict = verdict_sign(low - t["total"], high - t["total"])
         claims.append(
-            Claim(SECTION, statement, theirs, ours, verdict, command, reads=cells_read(top))
+            Claim(
+                SECTION,
+                statement,
+                theirs,
+                ours,
+                verdict,
+                command,
+                reads=cells_read(top),
+                rules=(LEVEL_RULE,),
+            )
         )
     return claims
 
@@ -374,7 +401,9 @@ def best_claims(ctx: Context, df: pd.DataFrame, paper: dict, command: str) -> li
         theirs = f"{t['total']:,} ({t['label']}, {t['source']})"
         if positions < POSITIONS:
             ours = f"only {positions} of {POSITIONS} positions run"
-            claims.append(Claim(SECTION, statement, theirs, ours, NOT_RUN, command))
+            claims.append(
+                Claim(SECTION, statement, theirs, ours, NOT_RUN, command, rules=(RECORD_RULE,))
+            )
             continue
         score = int(best["score"].sum())
         ours = (
@@ -384,7 +413,16 @@ def best_claims(ctx: Context, df: pd.DataFrame, paper: dict, command: str) -> li
         )
         verdict = REACHED if score >= t["total"] else NOT_REACHED
         claims.append(
-            Claim(SECTION, statement, theirs, ours, verdict, command, reads=cells_read(df))
+            Claim(
+                SECTION,
+                statement,
+                theirs,
+                ours,
+                verdict,
+                command,
+                reads=cells_read(df),
+                rules=(RECORD_RULE,),
+            )
         )
     return claims
 

@@ -565,7 +565,7 @@ def worse_setting_readings(
     ):
         vs = [v for v in both if v in group]
         readings.append(worse_pooled_reading(at, vs, label, paper, matches))
-    readings.append(worse_by_version_reading(at, both, paper))
+    readings.append(worse_by_version_reading(at, both, paper, matches))
     return readings
 
 
@@ -638,16 +638,29 @@ def worse_pooled_reading(
     )
 
 
-def worse_by_version_reading(at: pd.DataFrame, both: list[str], paper: dict) -> Reading:
-    """Reading (d) version by version: significantly worse in a majority of the nine."""
+def worse_by_version_reading(
+    at: pd.DataFrame, both: list[str], paper: dict, matches: pd.DataFrame | None = None
+) -> Reading:
+    """Reading (d) version by version: significantly worse in a majority of the nine; each
+    version's two cells paired by match where the matches are given and the cells share
+    seeds, else Newcombe's interval of two independent proportions."""
     best, worse = paper["best_setting"], paper["worse_setting"]
     ahead = behind = 0
+    hows = []
     for v in both:
-        a = at[(at["version"] == v) & (at["setting"] == best)].iloc[0]
-        b = at[(at["version"] == v) & (at["setting"] == worse)].iloc[0]
-        _, low, high = newcombe_diff(a["win_rate"], a["n"], b["win_rate"], b["n"])
+        if matches is not None and not matches.empty:
+            a_scores = match_scores(at, matches, v, best)
+            b_scores = match_scores(at, matches, v, worse)
+            gap = mean_combination([(1.0, a_scores), (-1.0, b_scores)])
+            low, high, how = gap.low, gap.high, gap.pairing.replace("search", "match")
+        else:
+            a = at[(at["version"] == v) & (at["setting"] == best)].iloc[0]
+            b = at[(at["version"] == v) & (at["setting"] == worse)].iloc[0]
+            _, low, high = newcombe_diff(a["win_rate"], a["n"], b["win_rate"], b["n"])
+            how = "independent cells, Newcombe"
         ahead += low > 0
         behind += high < 0
+        hows.append(how)
     majority = len(NAMES) // 2 + 1
     verdict = (
         NOT_RUN
@@ -664,7 +677,8 @@ def worse_by_version_reading(at: pd.DataFrame, both: list[str], paper: dict) -> 
         f"in at least {majority} of 9]",
         f"worse in >= {majority} of 9",
         f"significantly worse in {ahead}, significantly better in {behind}, undecided in "
-        f"{len(both) - ahead - behind} of {len(both)} versions run",
+        f"{len(both) - ahead - behind} of {len(both)} versions run"
+        + (f" ({'; '.join(dict.fromkeys(hows))})" if hows else ""),
         verdict,
     )
 

@@ -3,13 +3,15 @@ right verdict is known: cut level-3 SameGame searches (lower bounds), forward ch
 a cap below the paper's, Figs 3-4 of the left move, Fig 8 against Fig 3, equal-time Tables 1-2,
 the 78-move record of the Reflexive paper, and NRPA by level."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from helpers import REPO, FrameContext
 
 from analysis import leftmove, morpion_nmcs, morpion_reflexive, nrpa, samegame, sudoku
-from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, paper_values
+from analysis.common import AGREES, DIFFERS, NOT_ENOUGH, NOT_RUN, p_value, paper_values
 from nmcs.theory import leftmove_memorized as memorized
 from nmcs.theory.leftmove import score_distribution
 
@@ -95,6 +97,77 @@ def test_cut_level3_on_some_positions_is_not_run():
     cut = samegame_cells([4000.0] * 7, 3, True, cut=1000)
     (claim,) = samegame.cut_claims("level3m", 1000, cut, {}, paper, "cmd")
     assert claim.verdict == NOT_RUN and "only 7 positions" in claim.ours
+
+
+def table1_rows(seeds_shared: bool, n: int = 10) -> pd.DataFrame:
+    """SameGame Table 1 at level 2: 20 positions, with and without memorization, ``n`` searches
+    a cell. Search i of a position scores alike in both cells (a shared luck, as common random
+    numbers give) plus a little noise; memorization adds 1,100 points. ``seeds_shared``: the
+    cells' search i share its seed (common seeds), else every cell has seeds of its own."""
+    rng = np.random.default_rng(11)
+    luck = rng.normal(0, 300, (20, n))
+    parts = []
+    for position in range(20):
+        for memorize in (False, True):
+            cell = position * 2 + memorize
+            parts.append(
+                pd.DataFrame(
+                    dict(
+                        game="samegame",
+                        policy="tabu",
+                        instance=str(position),
+                        level=2,
+                        memorize=memorize,
+                        budget_playouts=np.nan,
+                        search=range(n),
+                        search_seed=pd.array(
+                            np.arange(n) + (0 if seeds_shared else 1000 * cell), "UInt64"
+                        ),
+                        score=2200 + 1100 * memorize + luck[position] + rng.normal(0, 30, n),
+                        seconds=1.0,
+                        playouts=1000.0,
+                    )
+                )
+            )
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_samegame_memorization_gain_pairs_cells_on_common_seeds_and_says_so(tmp_path):
+    def gain(seeds_shared):
+        ctx = FrameContext({"samegame_table1": table1_rows(seeds_shared)}, tmp_path)
+        return next(c for c in samegame.analyze(ctx) if c.claim.startswith("memorizing"))
+
+    paired, apart = gain(True), gain(False)
+    assert "(paired by search: common seeds)" in paired.ours
+    assert "(independent cells)" in apart.ours
+    assert paired.verdict == apart.verdict == AGREES
+
+    def width(claim):
+        low, high = (float(x.replace(",", "")) for x in re.findall(r"[-+][\d,]+", claim.ours)[1:3])
+        return high - low
+
+    # The shared luck cancels in each position's difference only when the pairs are used.
+    assert width(paired) < 0.3 * width(apart)
+
+
+def test_samegame_table1_rows_name_the_rules_that_decide_them(tmp_path):
+    ctx = FrameContext({"samegame_table1": table1_rows(True)}, tmp_path)
+    claims = samegame.analyze(ctx)
+    assert claims and all(c.rules for c in claims)
+    rules = {r for c in claims for r in c.rules}
+    assert rules == {samegame.TOTAL_RULE, samegame.GAIN_RULE}
+    assert f"at least {samegame.MIN_SEEDS} searches a position" in samegame.TOTAL_RULE
+    cut = samegame_cells([4000.0] * 20, 3, True, cut=1000)
+    (claim,) = samegame.cut_claims("level3m", 1000, cut, {}, paper_values("samegame"), "cmd")
+    assert claim.rules == (samegame.CUT_RULE,)
+
+
+def test_a_samegame_total_outside_one_runs_range_differs_with_a_p_value(tmp_path):
+    rows = table1_rows(True)
+    rows.loc[~rows["memorize"], "score"] -= 500  # level 2 totals 34,000, the paper 44,731
+    ctx = FrameContext({"samegame_table1": rows}, tmp_path)
+    level2 = next(c for c in samegame.analyze(ctx) if c.claim.startswith("level 2 ("))
+    assert level2.verdict == DIFFERS and 0 < p_value(level2.verdict) < 1e-3
 
 
 # ---------------------------------------------------------------- Sudoku, forward checking

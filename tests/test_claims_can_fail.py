@@ -1,22 +1,41 @@
 """Every family of claims can fail: fed the data a wrong engine would give (a memorization that
 does nothing, a level that does not help, the wrong score law, a heuristic that hurts), each
 says "differs". The families that cannot say "differs" by design (a record is the best of an
-unknown number of runs) must at least not say "agrees" on a miss.
+unknown number of runs) must at least not say "agrees" or "reached" on a miss. Every module of
+the analysis that makes claims is fed here (the last test checks it).
 
 Each test names the family and the wrong engine; the right engine's "agrees" is tested beside
-each family in tests/test_analysis_claims.py and tests/test_verdicts.py."""
+each family in tests/test_analysis_claims.py, tests/test_frontier_analysis.py and
+tests/test_verdicts.py."""
 
-from types import SimpleNamespace
+import re
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import FrameContext
+from helpers import REPO, FrameContext
 
-from analysis import beam, leftmove, morpion_nmcs, morpion_reflexive, nrpa, sudoku, twoplayer
+from analysis import (
+    beam,
+    leftmove,
+    morpion_nmcs,
+    morpion_reflexive,
+    nrpa,
+    records,
+    samegame,
+    samegame_policy,
+    samegame_records,
+    sudoku,
+    twoplayer,
+)
 from analysis.common import (
     AGREES,
     DIFFERS,
+    NOT_REACHED,
+    REACHED,
+    p_value,
     paper_values,
     verdict_interval,
     verdict_sign,
@@ -359,8 +378,6 @@ def test_two_player_patterns_and_settings_reject_a_wrong_table():
 
 
 def test_samegame_totals_reject_an_engine_whose_memorization_hurts(tmp_path):
-    from analysis import samegame
-
     rng = np.random.default_rng(5)
     # 20 positions, 10 searches each: level 2 near the paper's 44,731 in all, level 2m (which
     # memorizes) far below it instead of near 65,937.
@@ -388,3 +405,167 @@ def test_samegame_totals_reject_an_engine_whose_memorization_hurts(tmp_path):
     claims = {c.claim.split(" (")[0].split(":")[0]: c for c in samegame.analyze(ctx)}
     assert claims["level 2m"].verdict == DIFFERS
     assert claims["memorizing the best sequence improves a level-2 search"].verdict == (DIFFERS)
+
+
+# ---------------------------------------------------------------- SameGame NRPA's playout rule
+
+
+def test_the_tabu_rule_claim_rejects_an_nrpa_whose_tabu_playouts_score_lower():
+    rng = np.random.default_rng(6)
+
+    def cell(policy, mean):
+        return pd.DataFrame(
+            dict(level=2, budget_seconds=3.0, policy=policy, score=rng.normal(mean, 100, 30))
+        )
+
+    claim = samegame_policy.policy_claim(0, cell("tabu", 2000), cell("random", 2600), "c")
+    assert claim.verdict == DIFFERS and p_value(claim.verdict) is not None
+
+
+# ---------------------------------------------------------------- Sudoku, forward checking
+
+
+def test_forward_checking_claims_reject_a_forward_checking_that_never_fails_and_is_fast():
+    # Every problem solved in 0.01 s: none of the paper's 21 failures, and faster than
+    # sampling (10 s a problem) and NMCS level 1 (1 s a problem), not 10 and 200,000 times
+    # slower.
+    n = 100
+    t2 = pd.DataFrame(
+        dict(
+            method=["fc"] * n + ["sampling"] * n + ["l1m"] * n,
+            problem=list(range(n)) * 3,
+            solved=True,
+            seconds=[0.01] * n + [10.0] * n + [1.0] * n,
+            playouts=1000.0,
+        )
+    )
+    claims = sudoku.fc_claims(t2, paper_values("sudoku"), "c")
+    assert [c.verdict for c in claims] == [DIFFERS] * 3
+
+
+def test_the_hardest_fraction_rejects_problems_hardest_far_from_66_percent(tmp_path):
+    # Forward checking's effort peaks at 40% empty cells.
+    fractions = (0.4, 0.5, 0.6, 0.7, 0.8)
+    rng = np.random.default_rng(7)
+    rows = pd.concat(
+        [
+            pd.DataFrame(
+                dict(
+                    algo="fc",
+                    level=0,
+                    memorize=False,
+                    problem=np.nan,
+                    empty_fraction=f,
+                    problem_seed=range(20),
+                    score=16**4,
+                    n=16,
+                    playouts=rng.lognormal(np.log(1e5 if f == 0.4 else 1e2), 0.3, 20),
+                    seconds=0.01,
+                )
+            )
+            for f in fractions
+        ],
+        ignore_index=True,
+    )
+    claims: list = []
+    sudoku.effort_claim(FrameContext({"sudoku_effort": rows}, tmp_path), claims)
+    (peak,) = claims
+    assert peak.verdict == DIFFERS and "peaks at 40%" in peak.ours
+
+
+# ---------------------------------------------------------------- Records, Morpion
+
+
+def hunt(scores, cpu_seconds, level=3, experiment="morpion_record_hunt"):
+    """A cell of searches with these scores, each taking ``cpu_seconds``."""
+    return pd.DataFrame(
+        dict(
+            experiment=experiment,
+            cell="c",
+            hunt=experiment,
+            level=level,
+            seed=0,
+            search=range(len(scores)),
+            score=scores,
+            seconds=cpu_seconds,
+            cpu_seconds=cpu_seconds,
+        )
+    )
+
+
+def test_the_morpion_record_rejects_a_hunt_that_spent_its_budget_without_82(tmp_path):
+    ctx = FrameContext({}, tmp_path)
+    scores = np.resize([76, 78, 80, 81], 400)  # the paper-scale hunt's budget, spent
+    claim = records.record_claim(ctx, hunt(scores, 100.0), pd.DataFrame())
+    assert claim.verdict == DIFFERS
+
+
+def test_search_efficiency_rejects_an_nrpa_that_reaches_80_less_often_per_hour(tmp_path):
+    # NRPA: 4 games of 80+ in 400 searches of 6 CPU minutes (0.1 an hour); beam search at
+    # level 2: 100 in 200 searches of 36 s (50 an hour).
+    nrpa = hunt(np.r_[[80] * 4, [75] * 396], 360.0)
+    beam_cells = hunt(np.r_[[80] * 100, [74] * 100], 36.0, level=2, experiment="mcbs_table1")
+    ctx = FrameContext({"mcbs_table1": beam_cells}, tmp_path)
+    claim = records.efficiency_claim(ctx, records.efficiency_table(ctx, nrpa))
+    assert claim.verdict == DIFFERS
+
+
+def test_the_5t_level4_record_row_is_never_reached_on_a_miss(tmp_path):
+    part = hunt([160, 165, 168, 169], 3000.0, level=4, experiment="morpion_5t_level4")
+    hunts = {"5D": pd.DataFrame(), "5T": part}
+    probs = pd.DataFrame(records.probabilities("5T", 4, part, "morpion_5t_level4"))
+    claims = records.level4_claims(
+        FrameContext(part, tmp_path), hunts, pd.DataFrame(), probs, records.level4_firsts(hunts)
+    )
+    assert [c.verdict for c in claims] == [NOT_REACHED]
+
+
+# ---------------------------------------------------------------- Records, SameGame
+
+
+def frontier(per_position, spread=30):
+    """The frontier's level-3 searches, three a position, around ``per_position`` points."""
+    return pd.DataFrame(
+        dict(
+            experiment="samegame_frontier",
+            cell=[f"c{k}" for k in range(20) for _ in range(3)],
+            instance=np.repeat(range(20), 3),
+            policy="tabu",
+            level=3,
+            seed=0,
+            search=np.tile(range(3), 20),
+            score=per_position + np.tile([-spread, 0, spread], 20),
+            cpu_seconds=60.0,
+        )
+    )
+
+
+def test_samegame_records_reject_an_engine_far_below_the_fields_totals(tmp_path):
+    # 20 x 3,500 = 70,000: below NMCS level 3's 77,934 and NRPA's 80,030.
+    paper = paper_values("samegame_frontier")
+    df = frontier(3500)
+    levels = samegame_records.level_claims(df, paper, "c")
+    assert [c.verdict for c in levels] == [DIFFERS, DIFFERS]
+    best = samegame_records.best_claims(SimpleNamespace(results_dir=tmp_path), df, paper, "c")
+    assert best and all(c.verdict == NOT_REACHED for c in best)
+    assert REACHED not in [c.verdict for c in best]
+
+
+# ---------------------------------------------------------------- every family is here
+
+
+def test_every_module_that_makes_claims_is_fed_a_wrong_engine_here():
+    """A module of the analysis that builds claims (``Claim(``) is a family: it must be
+    imported here, where its claims meet the data of a wrong engine."""
+    families = {
+        path.stem
+        for path in (REPO / "analysis").glob("*.py")
+        if path.stem != "__main__" and re.search(r"\bClaim\(", path.read_text())
+    }
+    here = {
+        value.__name__.removeprefix("analysis.")
+        for value in globals().values()
+        if isinstance(value, ModuleType) and value.__name__.startswith("analysis.")
+    }
+    assert families and not sorted(families - here)
+    assert Path(__file__).read_text().count("def test_") > len(families)
