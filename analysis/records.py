@@ -86,8 +86,8 @@ HUNT_BUDGET = 400  # searches of the hunt's first published cell; none of 82 in 
 # The rules that decide this section's verdicts, as the report prints them.
 HUNT_RULE = (
     f"the 5D record claim: 'agrees' when a saved game of 82 replays (through the engine's reader "
-    f"and independent plain-Python rules), 'differs' when {HUNT_BUDGET} or more level-3 searches "
-    "found none, else 'not enough data'"
+    f"and independent plain-Python rules), 'differs' (no single test: no p-value) when "
+    f"{HUNT_BUDGET} or more level-3 searches found none, else 'not enough data'"
 )
 EFFICIENCY_RULE = (
     f"games of {EFFICIENCY_SCORE}+ per CPU core-hour: hits over the searches' CPU hours, the 95% "
@@ -95,8 +95,9 @@ EFFICIENCY_RULE = (
     f"search; NRPA: the level-3 5D hunt's searches that carry their CPU time (at least "
     f"{EFFICIENCY_MIN_NRPA}); each competitor: one cell of {EFFICIENCY}, never pooled; every "
     "competitor run and every cell on one CPU model, else 'not enough data'; 'agrees' when "
-    "NRPA's lower bound is above every competitor's upper bound, 'differs' when its upper bound "
-    "is below a competitor's lower bound, 'not enough data' otherwise"
+    "NRPA's lower bound is above every competitor's upper bound, 'differs' (no single test: no "
+    "p-value) when its upper bound is below a competitor's lower bound, with no correction for "
+    "the several competitors compared; 'not enough data' otherwise"
 )
 LEVEL4_RULE = (
     f"level 4: 'reached' when a saved game of {LEVEL4_TARGET}+ replays, 'not reached' "

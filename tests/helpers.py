@@ -181,6 +181,8 @@ class FrameContext:
     def __init__(self, frames, folder, scale="paper"):
         self.frames, self.scale = frames, scale
         self.figures, self.tables = folder / "figures", folder / "tables"
+        # Where cells' meta.json files are read (none unless a test writes them).
+        self.results_dir = folder / "results"
 
     def results(self, experiment, columns=None):
         import pandas as pd  # noqa: PLC0415 - only the analysis tests need it

@@ -501,11 +501,24 @@ def test_the_morpion_record_rejects_a_hunt_that_spent_its_budget_without_82(tmp_
 
 
 def test_search_efficiency_rejects_an_nrpa_that_reaches_80_less_often_per_hour(tmp_path):
-    # NRPA: 4 games of 80+ in 400 searches of 6 CPU minutes (0.1 an hour); beam search at
-    # level 2: 100 in 200 searches of 36 s (50 an hour).
+    # NRPA: 4 games of 80+ in 400 searches of 6 CPU minutes (0.1 an hour); each competitor's
+    # cell: 100 in 200 searches of 36 s (50 an hour), every cell on one CPU model.
+    import json
+
     nrpa = hunt(np.r_[[80] * 4, [75] * 396], 360.0)
-    beam_cells = hunt(np.r_[[80] * 100, [74] * 100], 36.0, level=2, experiment="mcbs_table1")
-    ctx = FrameContext({"mcbs_table1": beam_cells}, tmp_path)
+    cells = []
+    for name in records.COMPETITORS:
+        cell = hunt(np.r_[[80] * 100, [74] * 100], 36.0, level=2, experiment=records.EFFICIENCY)
+        cells.append(cell.assign(cell=name, algo="beam", memorize=True, algo_beam=[[8, 4]] * 200))
+    ctx = FrameContext({records.EFFICIENCY: pd.concat(cells, ignore_index=True)}, tmp_path)
+    for experiment, names in (
+        (records.HUNTS["5D"], ["c"]),
+        (records.EFFICIENCY, records.COMPETITORS),
+    ):
+        for name in names:
+            folder = ctx.results_dir / experiment / name
+            folder.mkdir(parents=True)
+            (folder / "meta.json").write_text(json.dumps({"cell": name, "cpu": "one CPU"}))
     claim = records.efficiency_claim(ctx, records.efficiency_table(ctx, nrpa))
     assert claim.verdict == DIFFERS
 
