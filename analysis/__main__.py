@@ -25,7 +25,13 @@ from analysis import (
     twoplayer,
 )
 from analysis.common import Claim, Context
-from analysis.publish import EXPERIMENTS_DIR, cell_metas, reduced_overrides, write_runs
+from analysis.publish import (
+    EXPERIMENTS_DIR,
+    SIZE_KEYS,
+    cell_metas,
+    reduced_overrides,
+    write_runs,
+)
 from analysis.report import write_report
 from analysis.statements import experiment_rows, fingerprint_claims
 from nmcs.core.scales import SCALES
@@ -211,7 +217,9 @@ def mark_reduced(
             claim = dataclasses.replace(
                 claim,
                 command=re.sub(
-                    rf"(experiment={experiment} scale=\S+)", rf"\1 {overrides}", claim.command
+                    rf"(experiment={experiment} scale=\S+)([^&]*)",
+                    lambda m, said=overrides: m[0] if _sized(m[2]) else f"{m[1]} {said}{m[2]}",
+                    claim.command,
                 ),
             )
     if claim.reads is not None:
@@ -233,6 +241,12 @@ def mark_reduced(
         runs = "; ".join(f"{e}: {o}" for e, o in said)
         claim = dataclasses.replace(claim, ours=f"{claim.ours} (reduced runs: {runs})")
     return claim
+
+
+def _sized(rest: str) -> bool:
+    """Whether the rest of one command already says how many searches (or how long): a claim
+    that reruns exactly the cells it read, which the reduced-run note must not change."""
+    return any(f" {key}=" in f" {rest}" for key in SIZE_KEYS)
 
 
 NOT_RUN_SECTION = "Experiments not run at this scale"

@@ -271,11 +271,33 @@ def morpion_lines(
     return lines + [""]
 
 
+def sample_command(ctx: Context, experiment: str, meta: dict) -> str:
+    """The command that runs exactly the searches of a hunt's cell again: its seed scheme (a
+    cell on common seeds replays them with ``seeds=common``; one on its own seeds is drawn
+    again with ``seeds=cell``, its seeds being its identity's) and its number of searches."""
+    scheme = identity_scheme(meta.get("identity", {}))
+    return (
+        f"python run.py experiment={experiment} scale={ctx.scale} seeds={scheme} "
+        f"n_searches={meta.get('n_done')} record.target=null"
+    )
+
+
+def hunt_command(ctx: Context, experiment: str, cells=None, then: str = "") -> str:
+    """The rerun command of a claim on a hunt: each of its cells (``cells``: those hashes
+    only) by ``sample_command``, then ``then``, then the analysis; the experiment's own run
+    where no cell is known."""
+    metas = cell_metas(ctx.results_dir / experiment).values()
+    runs = [
+        sample_command(ctx, experiment, m) for m in metas if cells is None or m.get("cell") in cells
+    ]
+    if not runs:
+        return rerun_command(ctx.scale, experiment)
+    return " && ".join([*runs, *([then] if then else []), "python -m analysis"])
+
+
 def sample_lines(ctx: Context) -> list[str]:
     """For each experiment with more than one cell: each cell's seed scheme, its searches, and
-    the command that runs exactly those searches again (a cell on common seeds replays the
-    published searches with ``seeds=common``; a cell on its own seeds is drawn again with
-    ``seeds=cell``, its seeds being its identity's)."""
+    the command that runs exactly those searches again (``sample_command``)."""
     lines = []
     for experiment in HUNTED:
         metas = cell_metas(ctx.results_dir / experiment)
@@ -287,8 +309,7 @@ def sample_lines(ctx: Context) -> list[str]:
             what = "replays the published searches" if scheme == "common" else "a new sample"
             lines.append(
                 f"- cell {meta.get('cell')} ({scheme} seeds, {meta.get('n_done')} searches; "
-                f"{what}): `python run.py experiment={experiment} scale={ctx.scale} "
-                f"seeds={scheme} n_searches={meta.get('n_done')} record.target=null`"
+                f"{what}): `{sample_command(ctx, experiment, meta)}`"
             )
     return lines
 
@@ -574,7 +595,7 @@ def record_claim(ctx: Context, df: pd.DataFrame, games: pd.DataFrame) -> Claim:
     book, _, _ = _morpion()
     statement = "our engine finds a Morpion 5D game of the record length (level-3 NRPA)"
     paper = f"{book.best_known['5D']} moves (Rosin 2010)"
-    cmd = rerun_command(ctx.scale, HUNTS["5D"])
+    cmd = hunt_command(ctx, HUNTS["5D"])
     df = df[df["level"] == 3] if len(df) else df
     if df.empty:
         return Claim(SECTION, statement, paper, "-", NOT_RUN, cmd, rules=(HUNT_RULE,))
@@ -659,11 +680,14 @@ def efficiency_claim(ctx: Context, table: pd.DataFrame) -> Claim:
         "than the best configuration of memorized NMCS, beam search and MCBS"
     )
     paper = "NRPA substantially improves search efficiency over NMCS (Rosin 2011)"
-    cmd = rerun_command(
-        ctx.scale, HUNTS["5D"], EFFICIENCY, extra={HUNTS["5D"]: "seeds=cell n_searches=1000"}
-    )
     rules = (EFFICIENCY_RULE,)
     is_nrpa = table["algorithm"].str.startswith("NRPA") if len(table) else pd.Series(dtype=bool)
+    competitors = f"python run.py -m experiment={EFFICIENCY} scale={ctx.scale}"
+    if is_nrpa.any():  # the hunt's cells that NRPA's row read, each run again
+        cells = {cell for _, cell in table[is_nrpa].iloc[0]["_cells"]}
+        cmd = hunt_command(ctx, HUNTS["5D"], cells, then=competitors)
+    else:
+        cmd = rerun_command(ctx.scale, HUNTS["5D"], EFFICIENCY, extra={HUNTS["5D"]: "seeds=cell"})
     if table.empty or not is_nrpa.any() or is_nrpa.all():
         return Claim(SECTION, statement, paper, "-", NOT_RUN, cmd, rules=rules)
     save_table(table.drop(columns="_cells"), ctx.tables, "records_efficiency")

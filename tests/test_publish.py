@@ -196,6 +196,19 @@ def test_a_claim_reading_two_reduced_runs_names_each():
     assert "experiment=two scale=paper budget.playouts=100 algo=iterative &&" in both.command
 
 
+def test_a_command_that_sizes_its_run_itself_is_left_as_it_is():
+    """A claim that reruns exactly the cells it read (a hunt's samples, each with its
+    n_searches) keeps its command; the other commands of the line still get the note's."""
+    reduced = {"hunt": "n_searches=113", "other": "n_searches=22"}
+    cmd = (
+        "python run.py experiment=hunt scale=paper seeds=common n_searches=400 && "
+        "python run.py experiment=hunt scale=paper seeds=cell n_searches=113 && "
+        "python run.py -m experiment=other scale=paper && python -m analysis"
+    )
+    marked = mark_reduced(Claim("s", "c", "1", "2", "agrees", cmd), reduced)
+    assert marked.command == cmd.replace("other scale=paper", "other scale=paper n_searches=22")
+
+
 def test_from_writes_under_outputs_and_into_the_folder_only_with_publish(
     tmp_path, capsys, monkeypatch
 ):
