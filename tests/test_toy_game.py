@@ -82,11 +82,21 @@ def test_the_toy_game_runs_through_run_py_with_nested_search_and_nrpa(tmp_path):
 
 
 # The tests that read the registries' lists of games and algorithms (the conformance test on
-# the toy game only: the built-in games run it in the suite itself).
+# the toy game only: the built-in games run it in the suite itself; of tests/test_entry_levels.py,
+# those that read the algorithms' records: the others search leftmove, with a kernel and a
+# process of their own, whatever is registered).
 REGISTRY_TESTS = [
     "tests/test_records.py",
     "tests/test_bounds.py",
-    "tests/test_entry_levels.py",
+    *(
+        f"tests/test_entry_levels.py::{test}"
+        for test in (
+            "test_each_entry_serves_exactly_the_levels_sent_to_it",
+            "test_a_record_with_bad_level_brackets_is_refused",
+            "test_beam_search_has_entry_points_for_level_0_level_1_and_every_level_above",
+            "test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all",
+        )
+    ),
     "tests/test_public_api.py",
     "tests/test_algo_columns.py",
     "tests/test_nrpa.py::test_codes_identify_moves_across_positions",
