@@ -16,7 +16,7 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import nullcontext
+from contextlib import nullcontext, redirect_stderr
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -302,6 +302,55 @@ def test_the_estimate_reads_earlier_runs(tmp_path):
     )
     assert estimate([StandIn(int(WARN_SECONDS / 2))], outputs) is None  # 10 min: no line
     assert estimate([StandIn(10**6, seed=1)], tmp_path / "none") is None  # nothing known
+
+
+def test_the_estimate_counts_only_the_items_left_to_run(tmp_path):
+    """Items a cell's folder holds already are not run again, so they are not counted: a cell
+    whose items are all saved says nothing; a folder of another cell saves none of this one."""
+    from nmcs.harness.estimate import estimate, saved_items
+
+    outputs = tmp_path / "outputs"
+    folder = outputs / "paper" / "exp" / "cell"
+    driver.run(StandIn(2), folder)  # 2 of the 8 items saved
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps({**meta, "seconds_per_item": 3600.0}))
+    assert saved_items(StandIn(8), folder) == 2
+    assert saved_items(StandIn(8, seed=1), folder) == 0  # another cell's folder
+    assert saved_items(StandIn(8), tmp_path / "none") == 0
+    line = estimate([StandIn(8)], outputs, folder_of=lambda cell: folder)
+    assert line is not None and line.startswith(
+        "run.py: this command may take up to 6.0 h (1 cell, 6 items left to run, 2 saved already,"
+    ), line
+    assert estimate([StandIn(2)], outputs, folder_of=lambda cell: folder) is None  # all saved
+    # A folder unknown: every item counts.
+    assert "8.0 h (1 cell, 8 items left to run, at" in estimate([StandIn(8)], outputs)
+
+
+def test_run_py_estimates_the_items_left_in_the_folders_hydra_runs_the_cells_in(
+    tmp_path, monkeypatch
+):
+    """The pre-flight check finds each cell's folder as Hydra names it (a run's and a sweep's):
+    a cell of 8 searches with 2 saved is 6 searches left; with all of them saved, no line."""
+    from nmcs.harness.cli import preflight
+
+    folder = tmp_path / "outputs" / "quick" / "adhoc_leftmove_nested" / "level=1"
+    run_cli("level=1", "n_searches=2", "progress=false", f"hydra.run.dir='{folder}'")
+    meta = json.loads((folder / "meta.json").read_text())
+    (folder / "meta.json").write_text(json.dumps({**meta, "seconds_per_item": 3600.0}))
+    monkeypatch.chdir(tmp_path)  # where outputs/ is read and the folders are named from
+
+    def said(*argv):
+        stderr = io.StringIO()
+        with redirect_stderr(stderr):
+            preflight([*argv, "level=1", "workers=1", "progress=false"])
+        return [line for line in stderr.getvalue().splitlines() if "may take up to" in line]
+
+    for multirun in ([], ["-m"]):
+        [line] = said(*multirun, "n_searches=8")
+        assert "6.0 h (1 cell, 6 items left to run, 2 saved already," in line, line
+        assert said(*multirun, "n_searches=2") == []
+    [line] = said("n_searches=8", f"hydra.run.dir={tmp_path / 'elsewhere'}")
+    assert "8.0 h (1 cell, 8 items left to run, at" in line, line
 
 
 def _run_py(out: Path) -> subprocess.Popen:

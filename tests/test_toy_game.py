@@ -3,8 +3,9 @@
 ``NMCS_PLUGINS``, checked against the game protocol as it registers and against its declared
 bounds before its first search, searched by every algorithm that can (NRPA too: it has move
 codes), run by ``run.py``, and passing the tests that read the registries. Its mistakes
-(no YAML file, a plugin not on the path, a kernel with other arguments, a bound too low) are
-one line each, exit status 2; a bound too low fails the conformance test cleanly."""
+(no YAML file, a plugin not on the path, a kernel with other arguments, a bound too low, a
+kernel numba cannot compile) are one line each, exit status 2 (a PluginError from the Python
+API); a bound too low fails the conformance test cleanly."""
 
 import os
 import re
@@ -81,11 +82,21 @@ def test_the_toy_game_runs_through_run_py_with_nested_search_and_nrpa(tmp_path):
 
 
 # The tests that read the registries' lists of games and algorithms (the conformance test on
-# the toy game only: the built-in games run it in the suite itself).
+# the toy game only: the built-in games run it in the suite itself; of tests/test_entry_levels.py,
+# those that read the algorithms' records: the others search leftmove, with a kernel and a
+# process of their own, whatever is registered).
 REGISTRY_TESTS = [
     "tests/test_records.py",
     "tests/test_bounds.py",
-    "tests/test_entry_levels.py",
+    *(
+        f"tests/test_entry_levels.py::{test}"
+        for test in (
+            "test_each_entry_serves_exactly_the_levels_sent_to_it",
+            "test_a_record_with_bad_level_brackets_is_refused",
+            "test_beam_search_has_entry_points_for_level_0_level_1_and_every_level_above",
+            "test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all",
+        )
+    ),
     "tests/test_public_api.py",
     "tests/test_algo_columns.py",
     "tests/test_nrpa.py::test_codes_identify_moves_across_positions",
@@ -179,6 +190,67 @@ def test_a_plugin_mistake_is_one_line_naming_the_game_the_file_and_the_fix(
         "run.py: error: " + said.format(toy=TOY, tmp=tmp_path)
     ]
     assert not out.exists()
+
+
+# A kernel numba cannot type: a string added to a move.
+UNTYPED_LEGAL = ("        out[m] = m\n", "        out[m] = m + 'one'\n")
+UNTYPED_SCORE = ("    return state[SCORE]\n", "    return state[SCORE] + 'one'\n")
+
+
+def _line_of(path, text):
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+def test_a_kernel_numba_cannot_compile_is_one_line_naming_the_game_the_kernel_and_numbas_error(
+    tmp_path,
+):
+    env = _broken(tmp_path, "toy_untyped", *UNTYPED_LEGAL)
+    out = tmp_path / "out"
+    args = ["game=steps", "n_searches=2", "progress=false", f"hydra.run.dir={out}"]
+    done = run_python("run.py", *args, f"hydra.searchpath=[file://{TOY}]", env=env, check=False)
+    assert done.returncode == 2, done.stderr[-3000:]
+    module = tmp_path / "toy_untyped.py"
+    line = _line_of(module, "+ 'one'")
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith(
+        f"run.py: error: game steps ({module}): numba cannot compile legal_moves ({module}, "
+        f"line {line}): No implementation of function "
+    ), said
+    assert said[0].endswith("; fix it to compile in nopython mode") and "\x1b" not in said[0]
+    assert not out.exists()
+
+
+def test_the_api_raises_one_line_for_a_kernel_numba_cannot_compile_into_a_search(
+    tmp_path, monkeypatch
+):
+    """``search_batch`` on a game whose ``score`` numba cannot type (found only as the search
+    that calls it compiles): a PluginError naming the game, the algorithm and the kernel. The
+    game is registered in this process for this test only, under a name of its own."""
+    import importlib.util
+
+    from nmcs import search_batch, search_seeds
+    from nmcs.core.errors import PluginError
+    from nmcs.games import registry
+
+    text = (TOY / "toy_steps.py").read_text().replace(*UNTYPED_SCORE)
+    text = text.replace('NAME = "steps"', 'NAME = "steps_untyped"')
+    module_path = tmp_path / "toy_untyped_score.py"
+    module_path.write_text(text.replace("GAME = register(", "GAME = ("))  # registered below
+    spec = importlib.util.spec_from_file_location("toy_untyped_score", module_path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "toy_untyped_score", module)
+    spec.loader.exec_module(module)
+    registry.names()  # the registry loaded first, so that the record below is taken back after
+    monkeypatch.setitem(registry.REGISTRY._records, "steps_untyped", module.GAME)
+    with pytest.raises(PluginError) as error:
+        search_batch("steps_untyped", module.make_state(), search_seeds(0, 0, 2), level=1)
+    line = _line_of(module_path, "+ 'one'")
+    message = str(error.value)
+    assert message.startswith(
+        f"game steps_untyped ({module_path}) with algo=nested: numba cannot compile score "
+        f"({module_path}, line {line}): No implementation of function "
+    ), message
+    assert "\n" not in message
 
 
 def test_a_bound_too_low_fails_the_conformance_test_in_one_line_not_an_abort(tmp_path):

@@ -1,9 +1,17 @@
 """Match cells through run.py (nmcs.harness.match_cell) and their analysis (analysis/twoplayer.py):
 the quick paper experiments end to end, resume after a kill, rows that do not depend on the
-number of workers, one-line errors for bad configs."""
+number of workers, one-line errors for bad configs; and the reduced paper table
+(benchmarks/twoplayer_reduced.py), whose cells are the full table's cells (same folders and
+identities, fewer matches), its quick version end to end.
 
+The reduced quick table runs first, into the folder the quick experiments then run in: the
+quick experiments extend its cells (the same cells, two matches more) rather than playing
+their first matches again, as a full table run after a reduced one does."""
+
+import importlib.util
 import json
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +27,11 @@ from helpers import (
     run_python,
     run_quick_experiments,
 )
+from hydra import compose, initialize_config_dir
+
+from nmcs.harness import cli
+from nmcs.harness.cell import cell_hash
+from nmcs.harness.match_cell import validate_match
 
 pytestmark = pytest.mark.experiment
 
@@ -44,9 +57,34 @@ def _moves(df):
     return [m.tolist() for m in df["moves"]]
 
 
+spec = importlib.util.spec_from_file_location(
+    "twoplayer_reduced", REPO / "benchmarks" / "twoplayer_reduced.py"
+)
+reduced = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(reduced)
+
+
 @pytest.fixture(scope="module")
-def quick_outputs(tmp_path_factory):
-    return run_quick_experiments(tmp_path_factory.mktemp("outputs"), EXPERIMENTS)
+def reduced_run(tmp_path_factory):
+    """(the outputs folder the reduced quick table ran in, a copy of it as that run left it,
+    the seconds the run took)."""
+    outputs = tmp_path_factory.mktemp("outputs")
+    t = time.perf_counter()
+    # The script's command line, each of its run.py commands in this process.
+    reduced.main(
+        ["--scale", "quick", "--outputs", str(outputs), "progress=false"],
+        run_py=lambda args: run_cli(*args),
+    )
+    seconds = time.perf_counter() - t
+    kept = tmp_path_factory.mktemp("reduced") / "outputs"
+    shutil.copytree(outputs, kept)
+    return outputs, kept, seconds
+
+
+@pytest.fixture(scope="module")
+def quick_outputs(reduced_run):
+    outputs, _, _ = reduced_run
+    return run_quick_experiments(outputs, EXPERIMENTS)
 
 
 def test_quick_experiments_write_cells_summaries_tables_figures_and_claims(quick_outputs):
@@ -228,3 +266,69 @@ def test_published_match_cells_give_the_same_claims(quick_outputs, tmp_path):
 
     assert claims(out / "REPRODUCTION.md") == claims(quick_outputs / "REPRODUCTION.md")
     assert not (target / "REPRODUCTION.md").exists()  # written into the folder only on --publish
+
+
+# ---------------------------------------------------------------- the reduced paper table
+
+
+def test_paper_commands_are_the_paper_experiments_with_fewer_matches():
+    cmds = reduced.commands("paper")
+    assert [c[1] for c in cmds] == [
+        "experiment=twoplayer_paper_playouts",
+        "experiment=twoplayer_paper_playouts_misere",
+        "experiment=twoplayer_paper_time",
+        "experiment=twoplayer_paper_time_misere",
+    ]
+    assert all("scale=paper" in c for c in cmds)
+    assert [next(a for a in c if a.startswith("n_matches=")) for c in cmds] == [
+        "n_matches=100",
+        "n_matches=100",
+        "n_matches=40",
+        "n_matches=40",
+    ]
+    assert all("player_a=nmc1_cow,nmc2_cow" in c and "budget.ms=320" in c for c in cmds[2:])
+    with pytest.raises(ValueError, match="scale must be 'quick' or 'paper'"):
+        reduced.commands("full")
+    with pytest.raises(ValueError, match="n_matches must be a positive integer"):
+        reduced.commands("paper", n_matches=0)
+
+
+def test_a_reduced_cell_is_the_full_cell():
+    # n_matches is not in a cell's identity: running the full table later extends these cells.
+    cli.register()
+    base = [
+        "experiment=twoplayer_paper_time_misere",
+        "scale=paper",
+        "game=nogo",
+        "player_a=nmc2_cow",
+        "budget.ms=320",
+    ]
+    with initialize_config_dir(config_dir=str(cli.CONFIG_DIR), version_base="1.3"):
+        full = validate_match(compose("config", overrides=base))
+        part = validate_match(compose("config", overrides=[*base, "n_matches=40"]))
+    assert full.n == 500 and part.n == 40
+    assert cell_hash(full.identity) == cell_hash(part.identity)
+
+
+def test_quick_reduced_table_runs_and_is_marked_reduced(reduced_run):
+    _, outputs, seconds = reduced_run
+    # Tens of seconds with numba's cache warm (a cold cache adds the compilation); the bound
+    # leaves room for a loaded machine.
+    assert seconds < 180, seconds
+    quick = outputs / "quick"
+    for experiment, cells in (
+        ("twoplayer_paper_playouts", 10),
+        ("twoplayer_paper_playouts_misere", 8),
+        ("twoplayer_paper_time", 10),
+        ("twoplayer_paper_time_misere", 8),
+    ):
+        summary = pd.read_csv(quick / experiment / "summary.csv")
+        assert len(summary) == cells and (summary["n"] == 2).all(), experiment
+    cell = next((quick / "twoplayer_paper_time").glob("budget.ms=10,game=nogo,player_a=nmc2_cow"))
+    meta = json.loads((cell / "meta.json").read_text())
+    assert "n_matches=2" in (meta.get("command_line") or meta.get("overrides"))
+    run_analysis("analysis", "--outputs", str(outputs), "--scale", "quick")
+    report = (outputs / "REPRODUCTION.md").read_text()
+    section = report.split("NMCS for two-player games")[1].split("\n### ")[0]
+    claims = [line for line in section.splitlines() if line.startswith("| at 10 ms")]
+    assert len(claims) == 18 and all("(reduced runs: " in line for line in claims)

@@ -13,7 +13,9 @@ written, which the compiled searches could not do without a check in their hot l
 
 It runs before the first search of every run (``nmcs.harness.batch.run_batch``, once per game
 and declared bounds in a process; ``run.py``'s pre-flight check, before any folder is made) and
-in the conformance test, before any other check of a game.
+in the conformance test, before any other check of a game. These are the first calls of the
+kernels in a process, so numba compiles them here: a kernel it cannot compile is a
+``PluginError`` too, in one line (``nmcs.core.errors.compile_error``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba.core.errors import NumbaError
 
-from nmcs.core.errors import PluginError
+from nmcs.core.errors import PluginError, compile_error
 from nmcs.core.rng import new_rng
 
 GAMES = 3  # random games through legal_moves and play, then as many of the game's playouts
@@ -56,18 +59,27 @@ def check_bounds(record: Any, state0: np.ndarray, seed: int = 0) -> None:
     process: a sweep over instances or the child positions of a distributed search check
     again only where the bounds differ."""
     kernels = record.kernels
-    width, length = int(kernels.max_branching(state0)), int(kernels.max_moves(state0))
-    key = (record.name, kernels.__name__, width, length)
-    if key in _CHECKED:
-        return
-    where = f"game {record.name} ({getattr(kernels, '__file__', None) or kernels.__name__})"
-    rng = np.random.default_rng(seed)
-    for game in range(GAMES):
-        _walk(kernels, state0.copy(), width, length, rng, where)
-        _playout(kernels, state0.copy(), length, seed + game, where)
-        if hasattr(kernels, "policy_moves"):
-            _policy_steps(kernels, state0.copy(), width, length, rng, where)
+    where = game_where(record)
+    try:  # the kernels' first calls in a process: numba compiles them here
+        width, length = int(kernels.max_branching(state0)), int(kernels.max_moves(state0))
+        key = (record.name, kernels.__name__, width, length)
+        if key in _CHECKED:
+            return
+        rng = np.random.default_rng(seed)
+        for game in range(GAMES):
+            _walk(kernels, state0.copy(), width, length, rng, where)
+            _playout(kernels, state0.copy(), length, seed + game, where)
+            if hasattr(kernels, "policy_moves"):
+                _policy_steps(kernels, state0.copy(), width, length, rng, where)
+    except NumbaError as error:
+        raise compile_error(where, error) from error
     _CHECKED.add(key)
+
+
+def game_where(record: Any) -> str:
+    """How the messages name a game: ``game <name> (<file of its kernels>)``."""
+    kernels = record.kernels
+    return f"game {record.name} ({getattr(kernels, '__file__', None) or kernels.__name__})"
 
 
 def _too_many(where: str, kernel: str, n: int, width: int) -> PluginError:

@@ -24,9 +24,10 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba.core.errors import NumbaError
 
-from nmcs.core.errors import ConfigError
-from nmcs.games.bounds import check_bounds
+from nmcs.core.errors import ConfigError, compile_error
+from nmcs.games.bounds import check_bounds, game_where
 from nmcs.games.registry import Game
 from nmcs.games.registry import game as game_record
 from nmcs.harness.seeding import MAX_SEED, item_seeds
@@ -319,7 +320,10 @@ def entry(game: Game, record: Algorithm, settings: Settings, state0, seeds, para
     lowest = lowest_served_level(levels, level_brackets(record))
     served = f"level {levels}" if lowest == levels else f"levels {lowest}-{levels}"
     label = f"{game.name} x {record.name}" + (f", {served}" if record.per_level else "")
-    compile_entry(run_block, label, state0, seeds, params, out)
+    try:
+        compile_entry(run_block, label, state0, seeds, params, out)
+    except NumbaError as error:  # the game's or the algorithm's code
+        raise compile_error(f"{game_where(game)} with algo={record.name}", error) from error
     return run_block
 
 

@@ -26,7 +26,7 @@ from hydra.core.override_parser.overrides_parser import OverridesParser
 from hydra.core.plugins import Plugins
 from hydra.errors import MissingConfigException, OverrideParseException
 from hydra.plugins.sweeper import Sweeper
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig, OmegaConf, open_dict, read_write
 from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBaseException
 
 from nmcs.core.errors import ConfigError
@@ -165,6 +165,23 @@ def _searchpath(overrides: Sequence[str]) -> list[str]:
     return [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
 
 
+def _hydra_overrides(overrides: Sequence[str]) -> list[str]:
+    """The overrides of Hydra's own config (``hydra.run.dir``, ``hydra.searchpath``, ...)."""
+    return [o for o in overrides if not o.startswith("-") and o.lstrip("+~").startswith("hydra")]
+
+
+def _job_folder(cfg: DictConfig, multirun: bool) -> Path | None:
+    """The folder Hydra runs the job of ``cfg`` (composed with Hydra's config) in: its
+    ``hydra.run.dir``, or in a sweep ``hydra.sweep.dir``/``hydra.sweep.subdir``; None for a
+    folder named after what only the running job knows (``hydra.job.num``, say)."""
+    try:
+        if multirun:
+            return Path(str(cfg.hydra.sweep.dir)) / str(cfg.hydra.sweep.subdir)
+        return Path(str(cfg.hydra.run.dir))
+    except OmegaConfBaseException:
+        return None
+
+
 def _cells(argv: Sequence[str]) -> list[list[str]]:
     """The task overrides of every cell the command would run, expanded by Hydra's own basic
     sweeper (``BasicSweeper.split_arguments``: an experiment's ``hydra.sweeper.params`` first,
@@ -212,6 +229,7 @@ def preflight(argv: Sequence[str]) -> None:
     addresses: dict[str, None] = {}  # the Dask schedulers named (parallel.address), once each
     overrides = [a for a in argv if not a.startswith("-")]
     checked_cells = []
+    folders: dict[int, Path | None] = {}  # each checked cell's folder, by the cell's id
     notes: dict[str, None] = {}  # what the run does other than asked, once each
     try:
         given = _given_keys(overrides)
@@ -219,13 +237,19 @@ def preflight(argv: Sequence[str]) -> None:
             cells = _cells(argv)
             for cell in cells[:MAX_CHECKED_CELLS]:
                 overrides = list(cell)
-                cfg = compose("config", overrides=overrides + _searchpath(argv))
+                cfg = compose(
+                    "config", overrides=overrides + _hydra_overrides(argv), return_hydra_config=True
+                )
+                folder = _job_folder(cfg, multirun="-m" in argv or "--multirun" in argv)
+                with read_write(cfg), open_dict(cfg):
+                    del cfg["hydra"]  # the task's config, as Hydra hands it to the job
                 OmegaConf.to_container(cfg, resolve=True)
                 _check_booleans(cfg, overrides)
                 checked = validate(cfg)
                 _check_read(checked.unread_keys(), given)
                 notes.update(dict.fromkeys(_capped_workers(int(cfg.workers), checked.workers)))
                 checked_cells.append(checked)
+                folders[id(checked)] = folder
                 first_cells.setdefault(checked.compile_key(), checked)
                 addresses.update(dict.fromkeys(checked.schedulers()))
             # A Dask scheduler must answer now, not after the cell's folder is made; so must a
@@ -240,7 +264,7 @@ def preflight(argv: Sequence[str]) -> None:
         sys.exit(2)
     for note in notes:
         print(f"run.py: {note}", file=sys.stderr, flush=True)
-    line = estimate(checked_cells)
+    line = estimate(checked_cells, folder_of=lambda cell: folders[id(cell)])
     if line:
         print(line, file=sys.stderr, flush=True)
     # Load or compile each entry point here, once: jobs launched in parallel processes then all

@@ -182,18 +182,21 @@ def _typed(values: pd.Series) -> pd.Series:
 
 
 def _expand_counts(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per search of a frame whose rows carry a ``count``. Text columns are repeated as
-    references to the same Python strings (object dtype): numpy repeats pointers, where a take
-    on arrow strings copies every byte (the published left-move cells, 12 million rows: 9.6 s
-    to expand, 3.9 s now)."""
-    rows = np.repeat(np.arange(len(df)), df["count"].to_numpy())
+    """One row per search of a frame whose rows carry a ``count``: each column repeated in
+    place, a copy of each value ``count`` times (taking rows by an index of every search was
+    three times slower on the published left-move cells, 12 million rows). Text columns are
+    repeated as references to the same Python strings (object dtype): numpy repeats pointers,
+    where arrow strings would copy every byte."""
+    counts = df["count"].to_numpy()
     columns = {}
     for name in df.columns.drop("count"):
         values = df[name]
         if isinstance(values.dtype, pd.StringDtype) or values.dtype == object:
-            columns[name] = pd.Series(values.to_numpy(dtype=object)[rows], dtype=object)
+            columns[name] = pd.Series(
+                np.repeat(values.to_numpy(dtype=object), counts), dtype=object
+            )
         else:
-            columns[name] = values.take(rows).reset_index(drop=True)
+            columns[name] = pd.Series(values.array.repeat(counts))
     return pd.DataFrame(columns)
 
 

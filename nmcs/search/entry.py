@@ -78,8 +78,8 @@ def entry_point(game_name: str, kernels: ModuleType, build: Callable, levels: in
 
 
 class _CompileNotice(event.Listener):
-    """Says on stderr when numba compiles ``dispatcher`` (not when it loads it from the cache:
-    numba fires its ``numba:compile`` event only for a real compilation)."""
+    """Says on stderr when numba starts compiling ``dispatcher`` (not when it loads it from the
+    cache: numba fires its ``numba:compile`` event only for a real compilation)."""
 
     def __init__(self, dispatcher: Any, label: str) -> None:
         self.dispatcher = dispatcher
@@ -96,8 +96,7 @@ class _CompileNotice(event.Listener):
             )
 
     def on_end(self, ev: event.Event) -> None:
-        if ev.data["dispatcher"] is self.dispatcher and self.t0 is not None:
-            print(f"... done in {time.perf_counter() - self.t0:.1f} s", file=sys.stderr, flush=True)
+        pass  # said by compile_entry once the call returns (numba raises a failure after this)
 
 
 def compile_entry(run_block: Callable, label: str, state0, seeds, params, out) -> None:
@@ -107,6 +106,10 @@ def compile_entry(run_block: Callable, label: str, state0, seeds, params, out) -
         compiling samegame x nested, level 1 (first run only; cached afterwards) ...
         ... done in 9.8 s
 
-    Nothing is printed when the entry point is already loaded or comes from the cache."""
-    with event.install_listener("numba:compile", _CompileNotice(run_block, label)):
+    Nothing is printed when the entry point is already loaded or comes from the cache, nor
+    after a compilation that fails (the caller says why, ``nmcs.core.errors.compile_error``)."""
+    notice = _CompileNotice(run_block, label)
+    with event.install_listener("numba:compile", notice):
         run_block(state0, seeds, params, out, 0, 0)
+    if notice.t0 is not None:
+        print(f"... done in {time.perf_counter() - notice.t0:.1f} s", file=sys.stderr, flush=True)
