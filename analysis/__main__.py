@@ -4,6 +4,7 @@ outputs/published/paper/ (or ``--out``), and into results/paper itself only with
 
 import argparse
 import dataclasses
+import functools
 import re
 import shutil
 import subprocess
@@ -218,7 +219,7 @@ def mark_reduced(
                 claim,
                 command=re.sub(
                     rf"(experiment={experiment} scale=\S+)([^&]*)",
-                    lambda m, said=overrides: m[0] if _sized(m[2]) else f"{m[1]} {said}{m[2]}",
+                    functools.partial(_with_overrides, overrides=overrides),
                     claim.command,
                 ),
             )
@@ -241,6 +242,14 @@ def mark_reduced(
         runs = "; ".join(f"{e}: {o}" for e, o in said)
         claim = dataclasses.replace(claim, ours=f"{claim.ours} (reduced runs: {runs})")
     return claim
+
+
+def _with_overrides(match: re.Match[str], overrides: str) -> str:
+    """One command of a rerun line with the reduced run's overrides after its scale, unless it
+    sizes its run itself."""
+    if _sized(match[2]):
+        return match[0]
+    return f"{match[1]} {overrides}{match[2]}"
 
 
 def _sized(rest: str) -> bool:

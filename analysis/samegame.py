@@ -232,6 +232,39 @@ def plot(stats_df, paper, ctx):
     save_figure(fig, ctx.figures, "samegame_table1")
 
 
+def total_claim(key: str, cell: pd.DataFrame, paper_total: int, mean_ci, command: str) -> Claim:
+    """The claim on one column's total over the 20 positions against the paper's single run:
+    agrees inside our 95% range of one run (``TOTAL_RULE``)."""
+    mean, _, pi = total(cell)
+    verdict: str
+    if not np.isfinite(pi):
+        ours = f"{mean:,.0f} (one search per position: no interval)"
+        verdict = NOT_ENOUGH
+    else:
+        ours = (
+            f"mean {mean:,.0f} ± {(mean_ci.high - mean_ci.low) / 2:,.0f} "
+            f"({mean_ci.pairing}); one run {mean - pi:,.0f} to {mean + pi:,.0f}; "
+            f"n={int(cell['n'].min())}-{int(cell['n'].max())}/position"
+        )
+        if cell["n"].min() < MIN_SEEDS:
+            verdict = NOT_ENOUGH
+        elif abs(paper_total - mean) <= pi:
+            verdict = AGREES
+        else:
+            # The paper's total as one draw of the normal law of one run's total.
+            verdict = Verdict(DIFFERS, 2 * stats.norm.sf(abs(paper_total - mean) / (pi / 1.96)))
+    return Claim(
+        SECTION,
+        f"{LABEL[key]} (TabuColorRandom, with the exception of Cazenave's code: "
+        "a tabu group that clears its colour may be played): total over the 20 positions",
+        f"{paper_total:,}",
+        ours,
+        verdict,
+        command,
+        rules=(TOTAL_RULE,),
+    )
+
+
 def analyze(ctx: Context) -> list[Claim]:
     df = load(ctx)
     if df.empty:
@@ -279,40 +312,9 @@ def analyze(ctx: Context) -> list[Claim]:
                 )
             )
             continue
-        mean, _, pi = total(cell)
         full[key] = cell
         full_rows[key] = column_rows(df, lv, bool(m), cut)
-        paper_total = paper["totals"][key]
-        verdict: str
-        if not np.isfinite(pi):
-            ours = f"{mean:,.0f} (one search per position: no interval)"
-            verdict = NOT_ENOUGH
-        else:
-            mean_ci = totals[(lv, m, cut)]
-            ours = (
-                f"mean {mean:,.0f} ± {(mean_ci.high - mean_ci.low) / 2:,.0f} "
-                f"({mean_ci.pairing}); one run {mean - pi:,.0f} to {mean + pi:,.0f}; "
-                f"n={int(cell['n'].min())}-{int(cell['n'].max())}/position"
-            )
-            if cell["n"].min() < MIN_SEEDS:
-                verdict = NOT_ENOUGH
-            elif abs(paper_total - mean) <= pi:
-                verdict = AGREES
-            else:
-                # The paper's total as one draw of the normal law of one run's total.
-                verdict = Verdict(DIFFERS, 2 * stats.norm.sf(abs(paper_total - mean) / (pi / 1.96)))
-        claims.append(
-            Claim(
-                SECTION,
-                f"{LABEL[key]} (TabuColorRandom, with the exception of Cazenave's code: "
-                "a tabu group that clears its colour may be played): total over the 20 positions",
-                f"{paper_total:,}",
-                ours,
-                verdict,
-                c,
-                rules=(TOTAL_RULE,),
-            )
-        )
+        claims.append(total_claim(key, cell, paper["totals"][key], totals[(lv, m, cut)], c))
     if "level2" in full and "level2m" in full:
         gain = total_combination(full_rows["level2m"], minus=full_rows["level2"])
         claims.append(
