@@ -225,7 +225,8 @@ def test_the_api_raises_one_line_for_a_kernel_numba_cannot_compile_into_a_search
 ):
     """``search_batch`` on a game whose ``score`` numba cannot type (found only as the search
     that calls it compiles): a PluginError naming the game, the algorithm and the kernel. The
-    game is registered in this process for this test only, under a name of its own."""
+    game is registered in this process for this test only, under a name of its own; level 0,
+    the smallest entry point that calls ``score``."""
     import importlib.util
 
     from nmcs import search_batch, search_seeds
@@ -243,7 +244,7 @@ def test_the_api_raises_one_line_for_a_kernel_numba_cannot_compile_into_a_search
     registry.names()  # the registry loaded first, so that the record below is taken back after
     monkeypatch.setitem(registry.REGISTRY._records, "steps_untyped", module.GAME)
     with pytest.raises(PluginError) as error:
-        search_batch("steps_untyped", module.make_state(), search_seeds(0, 0, 2), level=1)
+        search_batch("steps_untyped", module.make_state(), search_seeds(0, 0, 2), level=0)
     line = _line_of(module_path, "+ 'one'")
     message = str(error.value)
     assert message.startswith(
