@@ -69,19 +69,34 @@ def restore_search_seeds(df: pd.DataFrame, metas: dict[str, dict]) -> pd.DataFra
     return df.assign(**{SEED: seeds, SCHEME: schemes})
 
 
-def paired_searches(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame | None:
-    """The searches of cells ``a`` and ``b`` seeded alike, merged on their index (columns
-    suffixed ``_a`` and ``_b``): at least two, else None (independent cells, or cells whose
-    searches keep no index or no seed)."""
+def paired_values(
+    a: pd.DataFrame, b: pd.DataFrame, column: str
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """``column`` of the searches of cells ``a`` and ``b`` seeded alike, paired on their index
+    (in ``a``'s row order, as an inner merge on ``search`` gives them): at least two pairs,
+    else None (independent cells, or cells whose searches keep no index or no seed). Index
+    arithmetic, not a merge: the published report pairs two thousand couples of cells."""
     if not {"search", SEED} <= set(a.columns) & set(b.columns):
         return None
-    if a["search"].duplicated().any() or b["search"].duplicated().any():
-        return None  # several cells, or counts: no one search per index
-    both = a.merge(b, on="search", suffixes=("_a", "_b"))
-    same = both[f"{SEED}_a"].notna() & both[f"{SEED}_b"].notna()
-    same &= both[f"{SEED}_a"].astype("UInt64") == both[f"{SEED}_b"].astype("UInt64")
-    both = both[same.fillna(False).to_numpy(bool)]
-    return both if len(both) >= 2 else None
+    keys = []
+    for df in (a, b):
+        search = df["search"]
+        if search.isna().any() or search.duplicated().any():
+            return None  # several cells, or counts: no one search per index
+        keys.append(search.to_numpy(np.int64))
+    _, ia, ib = np.intersect1d(keys[0], keys[1], assume_unique=True, return_indices=True)
+    order = np.argsort(ia)
+    ia, ib = ia[order], ib[order]
+    seeds = [df[SEED].astype("UInt64") for df in (a, b)]
+    known = [s.notna().to_numpy() for s in seeds]
+    values = [s.to_numpy(np.uint64, na_value=0) for s in seeds]
+    same = known[0][ia] & known[1][ib] & (values[0][ia] == values[1][ib])
+    if same.sum() < 2:
+        return None
+    return (
+        np.asarray(a[column], float)[ia[same]],
+        np.asarray(b[column], float)[ib[same]],
+    )
 
 
 def _shared_unpaired(a: pd.DataFrame, b: pd.DataFrame) -> bool:
@@ -141,11 +156,11 @@ def mean_covariance(frames: Sequence[pd.DataFrame], column: str = "score") -> Me
     pairs, unpaired = [], False
     for i in range(len(frames)):
         for j in range(i + 1, len(frames)):
-            both = paired_searches(frames[i], frames[j])
+            both = paired_values(frames[i], frames[j], column)
             if both is None:
                 unpaired |= _shared_unpaired(frames[i], frames[j])
                 continue
-            x, y = both[f"{column}_a"].to_numpy(float), both[f"{column}_b"].to_numpy(float)
+            x, y = both
             matrix[i, j] = matrix[j, i] = np.cov(x, y, ddof=1)[0, 1] * x.size / (n[i] * n[j])
             pairs.append(x.size)
     pairing = PAIRED if pairs else UNPAIRED if unpaired else INDEPENDENT

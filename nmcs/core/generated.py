@@ -26,12 +26,14 @@ none of them (the core imports nothing above it).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Collection, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -79,6 +81,41 @@ def load_generated(folder: str, name: str, text: str) -> ModuleType:
         del sys.modules[name]
         raise
     return module
+
+
+@contextlib.contextmanager
+def compile_lock(module: ModuleType, wait_seconds: float = 600.0) -> Iterator[None]:
+    """Hold ``<module file>.lock`` (an advisory ``flock``) while numba compiles a generated
+    module's function or loads it from the cache: a second process that wants the same entry
+    point at the same time (another run on the machine, a test worker, a Dask worker) waits
+    for the first and loads what it compiled, instead of compiling it a second time. A lock
+    not granted within ``wait_seconds`` (a process stopped while it compiles) is gone
+    without: the compile goes on unlocked, as numba's own cache allows."""
+    try:
+        import fcntl  # noqa: PLC0415 - POSIX only; elsewhere compiles are not serialized
+    except ImportError:
+        yield
+        return
+    file = getattr(module, "__file__", None)
+    if not file:
+        yield
+        return
+    with open(f"{file}.lock", "a") as handle:
+        deadline = time.monotonic() + wait_seconds
+        locked = False
+        while not locked:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                locked = True
+            except OSError:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            if locked:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 # ---------------------------------------------------------------- single-player search entries

@@ -30,6 +30,13 @@ whose one entry point serves every level, ``Algorithm.per_level``) and ``... don
 on stderr when numba compiles the entry point, and nothing when it loads it from the cache:
 numba fires its ``numba:compile`` event only for a real compilation, after its cache lookup
 failed.
+
+Two processes at once: ``compile_entry`` holds a lock on the generated module
+(``nmcs.core.generated.compile_lock``) while it compiles or loads an entry point it has not
+loaded yet, so processes that start the same pair together (the runs of a sweep on one
+machine, test workers, Dask workers) compile it once: the others wait and load it from the
+cache (on a fresh checkout's test suite two workers had compiled 25 s of the same entry
+points twice).
 """
 
 from __future__ import annotations
@@ -39,13 +46,14 @@ import inspect
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from numba.core import event
 
-from nmcs.core.generated import load_generated, search_entry_source
+from nmcs.core.generated import compile_lock, load_generated, search_entry_source
 
 _LOADED: dict[str, Callable] = {}
 
@@ -109,7 +117,14 @@ def compile_entry(run_block: Callable, label: str, state0, seeds, params, out) -
     Nothing is printed when the entry point is already loaded or comes from the cache, nor
     after a compilation that fails (the caller says why, ``nmcs.core.errors.compile_error``)."""
     notice = _CompileNotice(run_block, label)
-    with event.install_listener("numba:compile", notice):
+    # Locked only while nothing is loaded: a process that has the entry point waits for no one.
+    module = None
+    if not getattr(run_block, "signatures", True):
+        module = sys.modules.get(getattr(getattr(run_block, "py_func", None), "__module__", ""))
+    with (
+        compile_lock(module) if module else nullcontext(),
+        event.install_listener("numba:compile", notice),
+    ):
         run_block(state0, seeds, params, out, 0, 0)
     if notice.t0 is not None:
         print(f"... done in {time.perf_counter() - notice.t0:.1f} s", file=sys.stderr, flush=True)
