@@ -363,7 +363,8 @@ def test_first_compile_is_announced_and_a_cached_load_is_not(tmp_path):
 
 def test_a_compile_lock_held_elsewhere_is_waited_for_then_gone_without(tmp_path):
     """compile_lock: a second holder waits while the first holds the lock, and goes on
-    without it once its wait is over (a process stopped mid-compile blocks no one for good)."""
+    without it once its wait is over (a process stopped mid-compile blocks no one for good),
+    or at once where the lock file cannot be written."""
     import threading
     import time
     import types
@@ -387,6 +388,9 @@ def test_a_compile_lock_held_elsewhere_is_waited_for_then_gone_without(tmp_path)
     t = time.monotonic()
     with compile_lock(module, wait_seconds=0.3):
         assert time.monotonic() - t < 0.3
+    module.__file__ = str(tmp_path / "no such folder" / "generated_entry.py")
+    with compile_lock(module):  # nowhere to put the lock: none, and no error
+        pass
 
 
 def test_hydras_basic_sweeper_splits_a_sweep_as_the_preflight_relies_on():

@@ -89,33 +89,41 @@ def compile_lock(module: ModuleType, wait_seconds: float = 600.0) -> Iterator[No
     module's function or loads it from the cache: a second process that wants the same entry
     point at the same time (another run on the machine, a test worker, a Dask worker) waits
     for the first and loads what it compiled, instead of compiling it a second time. A lock
-    not granted within ``wait_seconds`` (a process stopped while it compiles) is gone
-    without: the compile goes on unlocked, as numba's own cache allows."""
+    not granted within ``wait_seconds`` (a process stopped while it compiles), a folder that
+    cannot hold the lock file and a file system without locks are gone without: the compile
+    goes on unlocked, as numba's own cache allows."""
     try:
         import fcntl  # noqa: PLC0415 - POSIX only; elsewhere compiles are not serialized
     except ImportError:
         yield
         return
     file = getattr(module, "__file__", None)
-    if not file:
+    try:
+        handle = open(f"{file}.lock", "a") if file else None  # noqa: SIM115 - closed below
+    except OSError:
+        handle = None  # a cache folder that cannot take the lock file: no lock
+    if handle is None:
         yield
         return
-    with open(f"{file}.lock", "a") as handle:
+    locked = False
+    try:
         deadline = time.monotonic() + wait_seconds
-        locked = False
-        while not locked:
+        while True:
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 locked = True
-            except OSError:
+                break
+            except BlockingIOError:  # held by another process
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.05)
-        try:
-            yield
-        finally:
-            if locked:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+            except OSError:  # a file system without locks (some network mounts): no lock
+                break
+        yield
+    finally:
+        if locked:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+        handle.close()
 
 
 # ---------------------------------------------------------------- single-player search entries
