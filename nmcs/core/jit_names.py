@@ -21,6 +21,8 @@ import threading
 
 from numba.core.bytecode import FunctionIdentity
 
+from nmcs.core import compile_log
+
 
 class RandomIds:
     """An endless iterator of distinct random 62-bit integers, safe to share between threads."""
@@ -42,7 +44,9 @@ class RandomIds:
 
 
 def install() -> None:
-    """Make numba's function counter random for the rest of the process (idempotent)."""
+    """Make numba's function counter random for the rest of the process (idempotent), and
+    log compilations where ``NMCS_COMPILE_LOG`` asks for it (``nmcs.core.compile_log``)."""
+    compile_log.install()
     if not isinstance(FunctionIdentity._unique_ids, RandomIds):
         # numba declares it an itertools.count; it only ever calls next() on it.
         setattr(FunctionIdentity, "_unique_ids", RandomIds())  # noqa: B010
