@@ -35,8 +35,7 @@ Two processes at once: ``compile_entry`` holds a lock on the generated module
 (``nmcs.core.generated.compile_lock``) while it compiles or loads an entry point it has not
 loaded yet, so processes that start the same pair together (the runs of a sweep on one
 machine, test workers, Dask workers) compile it once: the others wait and load it from the
-cache (on a fresh checkout's test suite two workers had compiled 25 s of the same entry
-points twice).
+cache, instead of each compiling the pair for seconds of CPU.
 """
 
 from __future__ import annotations
