@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -111,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.keep:
         print(f"\nkept: {folder}")
     else:
-        subprocess.run(["rm", "-rf", str(folder)], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
     return status
 
 
