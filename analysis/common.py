@@ -85,12 +85,14 @@ class Context:
     def tables(self) -> Path:
         return self.outputs / "tables" / ("" if self.published else self.scale)
 
-    def results(self, experiment, columns=None):
+    def results(self, experiment, columns=None, counted=False):
         """All searches of an experiment at this scale, each once (empty if it was not run);
         only ``columns`` (and the identity columns) where given: a published left-move
-        experiment expands to millions of rows, and every column costs its copy."""
+        experiment expands to millions of rows, and every column costs its copy. ``counted``:
+        rows published as counts are kept as they are, each with the number of searches it
+        stands for in ``count`` (1 for every other row), for an analysis that only counts."""
         folder = self.results_dir / experiment
-        df = experiment_results(folder, columns) if folder.is_dir() else pd.DataFrame()
+        df = experiment_results(folder, columns, counted) if folder.is_dir() else pd.DataFrame()
         if self.published is not None and (columns is None or SEED in columns):
             # The published copy dropped each search's seed: put back, so that cells run on
             # common seeds pair as the cells they were copied from.

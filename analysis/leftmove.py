@@ -426,14 +426,14 @@ def _below_p(hits: int, n: int, p: float) -> float:
 def best_probability_table(ctx: Context, experiment: str) -> pd.DataFrame:
     """P(best score) of each cell (level, depth, memorize) of ``experiment`` with its Wilson
     interval and the cell's exact law (saved as the experiment's table); empty if not run."""
-    df = ctx.results(experiment, SCORE_COLUMNS)
+    # Rows as published (a row per distinct outcome, with its count), not one per search.
+    df = ctx.results(experiment, SCORE_COLUMNS, counted=True)
     if df.empty:
         return pd.DataFrame()
     df = df[df["memorize_from"] == 1]  # every level memorizes (see analyze_memorize_from)
     keys = ["level", "depth", "memorize"]
-    # Counted by groupby's own sums, and the cells read from the first rows of each: a loop
-    # over the groups copied the rows of each (12 million for the published cells).
-    counts = (df["score"] == df["depth"]).groupby([df[key] for key in keys]).agg(["sum", "size"])
+    weights = pd.DataFrame({"sum": (df["score"] == df["depth"]) * df["count"], "size": df["count"]})
+    counts = weights.groupby([df[key] for key in keys]).sum()
     firsts = first_rows(df, [*keys, *(c for c in ("experiment", "cell") if c in df.columns)])
     read = {key: cells_read(rows) for key, rows in firsts.groupby(keys)}
     rows = []

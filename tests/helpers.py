@@ -184,9 +184,13 @@ class FrameContext:
         # Where cells' meta.json files are read (none unless a test writes them).
         self.results_dir = folder / "results"
 
-    def results(self, experiment, columns=None):
+    def results(self, experiment, columns=None, counted=False):
         import pandas as pd  # noqa: PLC0415 - only the analysis tests need it
 
         if isinstance(self.frames, pd.DataFrame):
-            return self.frames
-        return self.frames.get(experiment, pd.DataFrame())
+            df = self.frames
+        else:
+            df = self.frames.get(experiment, pd.DataFrame())
+        if counted and not df.empty and "count" not in df.columns:
+            df = df.assign(count=1)  # a row per search, as Context.results(counted=True) gives
+        return df

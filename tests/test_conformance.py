@@ -168,7 +168,12 @@ def test_policy_steps_list_legal_moves_with_their_codes_and_replay(game):
         np.testing.assert_array_equal(state, ref)
 
 
-@pytest.mark.parametrize("level,memorize", [(0, False), (1, False), (1, True), (2, True)])
+# Level 2 compiles an entry point per game that the fast tier needs for nothing else (about
+# 20 s from a cold cache): it runs with the compile tier, beside the golden searches.
+@pytest.mark.parametrize(
+    "level,memorize",
+    [(0, False), (1, False), (1, True), pytest.param(2, True, marks=pytest.mark.compile)],
+)
 def test_search_sequences_replay_to_their_score(game, level, memorize):
     state0 = small_state(game)
     res = search_batch(game.NAME, state0, search_seeds(7, 0, 4), level=level, memorize=memorize)
@@ -190,6 +195,9 @@ def test_results_do_not_depend_on_workers(game):
         np.testing.assert_array_equal(a, b)
 
 
+# NRPA's entry point per game (about 10 s each from a cold cache) runs with the compile tier;
+# the fast tier checks NRPA's kernels in tests/test_nrpa.py.
+@pytest.mark.compile
 @pytest.mark.parametrize("algo", ["nrpa", "gnrpa"])
 def test_nrpa_sequences_replay_to_their_score(game, algo):
     # Every single-player game has move codes (``code``), so NRPA and GNRPA run on it.

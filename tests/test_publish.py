@@ -118,6 +118,17 @@ def test_a_cell_of_many_searches_that_end_alike_is_published_as_counts(tmp_path,
         assert sorted(group["score"]) == sorted(original["score"])
         assert sorted(map(list, group["trace"])) == sorted(map(list, original["trace"]))
     assert "| exp | many | 100 |" in (target / "RUNS.md").read_text()
+    # read with counted=True: the stored rows as they are, each weighing its count (1 for a
+    # row with its own index), the same number of searches and score totals per cell
+    kept = experiment_results(target / "exp", counted=True)
+    assert kept.groupby("cell_dir").size().to_dict() == sizes
+    assert (kept.loc[kept["search"] >= 0, "count"] == 1).all()
+    assert (
+        kept.groupby("cell_dir")["count"].sum().to_dict()
+        == read.groupby("cell_dir").size().to_dict()
+    )
+    weighted = (kept["score"] * kept["count"]).groupby(kept["cell_dir"]).sum()
+    assert weighted.to_dict() == read.groupby("cell_dir")["score"].sum().to_dict()
     # a copy published before counts is counted on the next publish, to the same rows
     again = tmp_path / "again"
     (again / "exp").mkdir(parents=True)

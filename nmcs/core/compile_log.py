@@ -6,8 +6,8 @@ A line holds, tab-separated: the process id, the start (Unix seconds), the CPU s
 compilation (process time: with the functions numba compiled inside it), the compiled
 function (module and name: an entry point's module names its game, algorithm and levels) and
 the running test (``PYTEST_CURRENT_TEST``, ``-`` outside pytest). Only outermost compilations
-are logged, so the CPU seconds add up. ``python benchmarks/compile_time.py <log>`` sums them
-(in all, per test file, and the functions compiled more than once). Nothing is installed
+are logged, so the CPU seconds add up. ``python benchmarks/test_time.py --summarize <log>``
+sums them (in all, per test file, and the functions compiled more than once). Nothing is installed
 without the variable.
 """
 
