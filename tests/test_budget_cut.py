@@ -15,15 +15,19 @@ CASES = [
     ("leftmove", {"depth": 60}, 3, True, 1, 7_777),
     ("leftmove", {"depth": 60}, 3, False, 1, 7_777),
     ("leftmove", {"depth": 60}, 2, True, 2, 1_234),
-    ("morpion", {"variant": "5D"}, 2, True, 1, 3_000),
-    ("morpion", {"variant": "5D"}, 2, False, 1, 3_000),  # a level-2 search: about 150,000
-    (
+    # Morpion and SameGame: iterative entry points the fast tier compiles for nothing else
+    # (13 s from a cold cache), so they run with the compile tier.
+    pytest.param("morpion", {"variant": "5D"}, 2, True, 1, 3_000, marks=pytest.mark.compile),
+    # a level-2 search: about 150,000 playouts
+    pytest.param("morpion", {"variant": "5D"}, 2, False, 1, 3_000, marks=pytest.mark.compile),
+    pytest.param(
         "samegame",
         {"instance": None, "width": 8, "height": 8, "colors": 4, "board_seed": 0},
         1,
         True,
         1,
         50,  # a level-1 search on this board: 111-138 playouts (seeds 3, 0-5)
+        marks=pytest.mark.compile,
     ),
 ]
 # Levels 1 and 2 on Morpion and SameGame, 2 and 3 on the left move: entry points other tests
