@@ -54,6 +54,7 @@ def test_best_known_scores_are_table_1s_best_of_sp_mcts_and_nmcs_level_3():
         assert RECORDS.best_known[str(position - 1)] == max(sp_mcts, level3m)
 
 
+@pytest.mark.compile  # the frontier's SameGame NRPA entry point: 11 s from a cold cache
 def test_a_frontier_cell_keeps_only_games_that_beat_its_best(tmp_path):
     out = tmp_path / "cell"
     args = ("experiment=samegame_frontier", "scale=quick", "game.instance=1", "level=1")
