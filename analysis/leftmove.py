@@ -578,21 +578,22 @@ def coverage_claims(table, cmd, independent, label):
 def analyze_memorize_from(ctx, experiment="leftmove_memorize_from"):
     """P(best score) of a memorized level-3 search when only the levels from ``memorize_from``
     up memorize: the paper's 0.80 at depth 9 against each reading of its pseudo-code."""
-    df = ctx.results(experiment, SCORE_COLUMNS)
+    df = ctx.results(experiment, SCORE_COLUMNS, counted=True)  # rows as stored, with counts
     if df.empty:
         return []
     rows = []
     for (level, depth, start), group in df.groupby(["level", "depth", "memorize_from"]):
-        hits = int((group["score"] == depth).sum())
-        low, high = wilson(hits, len(group))
+        hits = int(group["count"][group["score"] == depth].sum())
+        n = int(group["count"].sum())
+        low, high = wilson(hits, n)
         exact = exact_best_probability(depth, level, start)
         rows.append(
             {
                 "level": level,
                 "depth": depth,
                 "memorize_from": start,
-                "n": len(group),
-                "p_best": hits / len(group),
+                "n": n,
+                "p_best": hits / n,
                 "ci_low": low,
                 "ci_high": high,
                 "theory_no_memorization": float(score_distribution(depth, level)[depth]),
