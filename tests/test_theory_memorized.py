@@ -347,6 +347,7 @@ def engine_fits():
     return fits
 
 
+@pytest.mark.statistical  # the engine's level-3 entry point and 96,000 searches: 10 s cold
 def test_engine_quick_batches_fit_the_exact_law(engine_fits):
     # Each of the 24 cells at the Bonferroni level ALPHA / 24, and all of them together (the
     # sum of independent chi-squares is a chi-square with the summed degrees of freedom).
