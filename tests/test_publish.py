@@ -127,6 +127,8 @@ def test_a_cell_of_many_searches_that_end_alike_is_published_as_counts(tmp_path,
         kept.groupby("cell_dir")["count"].sum().to_dict()
         == read.groupby("cell_dir").size().to_dict()
     )
+    with pytest.raises(TypeError, match="counted = 'no': must be True or False"):
+        experiment_results(target / "exp", counted="no")
     weighted = (kept["score"] * kept["count"]).groupby(kept["cell_dir"]).sum()
     assert weighted.to_dict() == read.groupby("cell_dir")["score"].sum().to_dict()
     # a copy published before counts is counted on the next publish, to the same rows

@@ -240,9 +240,9 @@ def _read_rows(path: Path, columns: list[str] | None, counted: bool) -> pd.DataF
     df = pd.read_parquet(path, columns=columns)
     if columns is None:
         present = set(df.columns)
-    if counted:
-        if "count" not in df.columns:
-            df["count"] = np.int64(1)
+    if counted:  # a row of its own (no count, or none written) stands for one search
+        count = df["count"].fillna(1) if "count" in df.columns else pd.Series(1, df.index)
+        df["count"] = count.astype(np.int64)
     elif "count" in df.columns:  # a published cell of many searches, stored as counts
         df = _expand_counts(df)
     for key, value in ADDED_COLUMNS.items():
@@ -268,6 +268,8 @@ def read_results(
     (one line naming the file as given) for a missing or unreadable file. ``counted``: rows
     published as counts stay one row each, with the number of searches it stands for in
     ``count`` (1 on every other row)."""
+    if not isinstance(counted, bool | np.bool_):
+        raise TypeError(f"counted = {counted!r}: must be True or False (a boolean)")
     if isinstance(paths, str | Path):
         paths = [paths]
     if columns is not None:
