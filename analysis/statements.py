@@ -21,12 +21,9 @@ import hashlib
 from collections.abc import Callable, Iterable
 
 import pandas as pd
-import pyarrow.parquet as pq
 
 from analysis.common import Claim, Context
-from analysis.pairing import SCHEME, SEED, restore_search_seeds
-from analysis.publish import cell_metas
-from nmcs.harness.results import ADDED_COLUMNS, experiment_result_files
+from analysis.pairing import SCHEME, SEED
 from nmcs.harness.summary import CELL_KEYS
 
 # What a search's outcome is, where its rows have them; seeds (where kept) pin the searches
@@ -48,25 +45,10 @@ SETTING_COLUMNS = (*(key for key in CELL_KEYS if key != "experiment"), SCHEME)
 
 def experiment_rows(ctx: Context, experiment: str) -> pd.DataFrame:
     """The settings and outcomes of every search of an experiment, published counts kept as
-    counts (a published left-move experiment expands to 12 million rows), each (cell, search)
-    once, with the seeds a published copy dropped put back."""
-    folder = ctx.results_dir / experiment
-    wanted = ("experiment", "cell", "search", "count", *SETTING_COLUMNS, *OUTCOME_COLUMNS)
-    parts = []
-    for path in experiment_result_files(folder) if folder.is_dir() else []:
-        names = set(pq.read_schema(path).names)
-        parts.append(pd.read_parquet(path, columns=[c for c in wanted if c in names]))
-    if not parts:
-        return pd.DataFrame()
-    rows = pd.concat(parts, ignore_index=True)
-    for key, value in ADDED_COLUMNS.items():
-        if key in wanted and key not in rows.columns:
-            rows[key] = value  # rows written before the key existed: its old behaviour
-    indexed = rows["search"] >= 0
-    rows = rows[~(indexed & rows.duplicated(["cell", "search"]))]
-    if ctx.published is not None:
-        rows = restore_search_seeds(rows, cell_metas(folder))
-    return rows.reset_index(drop=True)
+    counts (``Context.results(..., counted=True)``: a published left-move experiment would
+    expand to 12 million rows), each (cell, search) once, with the seeds a published copy
+    dropped put back."""
+    return ctx.results(experiment, ["experiment", *SETTING_COLUMNS, *OUTCOME_COLUMNS], counted=True)
 
 
 def cell_fingerprints(rows: pd.DataFrame) -> dict[tuple[str, str], str]:
