@@ -75,6 +75,37 @@ def test_an_algorithm_whose_build_ignores_levels_has_one_entry_point_for_all():
             assert set(levels) == {record.max_level}
 
 
+@pytest.mark.parametrize(
+    ("pair", "budget"),
+    [(("nrpa", "gnrpa"), {}), (("beam", "iterative_beam"), {"max_playouts": 50})],
+)
+def test_algorithms_of_one_builder_share_one_compiled_entry_point(pair, budget):
+    # An entry point is keyed on the builder and compiled once per numba type of its
+    # parameters: the pair's parameters must be of one type, or the entry compiles twice.
+    import numba
+
+    from nmcs.harness.batch import checked_call
+
+    state0 = leftmove.make_state(8)
+    records, types_ = [], []
+    for name, extra in zip(pair, ({}, budget), strict=True):
+        record, config, settings, _ = checked_call(
+            "leftmove",
+            name,
+            level=2,
+            memorize=True,
+            memorize_from=1,
+            stop_at_target=True,
+            max_seconds=0.0,
+            max_playouts=extra.get("max_playouts", 0),
+            options={},
+        )
+        records.append(record)
+        types_.append(numba.typeof(record.params(config, settings, leftmove, state0)))
+    assert records[0].build is records[1].build
+    assert types_[0] == types_[1], types_
+
+
 def allocating_leftmove() -> types.ModuleType:
     """The left move whose playout allocates a scratch array (as SameGame's does) and then
     plays exactly as the left move's: the same draws, so the same searches."""

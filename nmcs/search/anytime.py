@@ -190,8 +190,10 @@ class RestartWorkspace(NamedTuple):
 def build_restarts(game, begin, once):
     """The engine's ``run`` of an iterative algorithm, written once for every inner search:
     searches repeated from the same position until ``params.max_seconds`` and/or
-    ``params.max_playouts`` are spent (0: no limit of that kind; one must be set) or a game
-    reaches the target score, keeping the best game and an improvement trace.
+    ``params.max_playouts`` are spent (0: no limit of that kind) or a game reaches the target
+    score, keeping the best game and an improvement trace. With neither budget, one search and
+    no trace: the algorithm without restarts (algo=beam) shares the compiled loop of the one
+    with them (algo=iterative_beam).
 
     - ``begin(params, ws, clock)`` runs once before the first search (a search that can be cut
       short takes its budget and clock here);
@@ -214,6 +216,7 @@ def build_restarts(game, begin, once):
         best_len = 0
         n_trace = np.int64(0)  # not a literal 0: one compile of record_improvement
         target = target_score(state)
+        restarts = params.max_playouts > 0 or params.max_seconds > 0
         while True:
             copy_into(ws.scratch_state, state)
             length, cut = once(ws.scratch_state, params, rng, ws, ws.scratch_seq)
@@ -226,7 +229,7 @@ def build_restarts(game, begin, once):
                 for j in range(length):
                     seq[j] = ws.scratch_seq[j]
                 n_trace = record_improvement(trace, n_trace, clock, stats[PLAYOUTS], s)
-            if best >= target or cut:
+            if best >= target or cut or not restarts:
                 break
             if params.max_playouts > 0 and stats[PLAYOUTS] >= params.max_playouts:
                 break
@@ -235,6 +238,6 @@ def build_restarts(game, begin, once):
         # The best game is the last improvement; replay it onto the position.
         for j in range(best_len):
             play(state, seq[j])
-        return best_len, n_trace
+        return best_len, n_trace if restarts else 0
 
     return run

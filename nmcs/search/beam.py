@@ -7,6 +7,7 @@
 - algo=iterative_beam: beam searches repeated from the same position until a budget of seconds
   and/or playouts is spent, keeping the best game and an anytime trace (for the time figures;
   the restart loop is ``nmcs.search.anytime.build_restarts``, shared with iterative NMCS);
+  algo=beam runs in the same loop with no budget, so one search (``build_beam_search``);
 - ``beam(state, level, spec, rng, ws, seq, stats)``: a beam search of ``level`` from
   ``state``; level l >= 1 keeps a beam of at most ``spec[l - 1]`` positions, level 0 is one
   playout; ``spec[TIES]`` and ``spec[MERGE]`` hold the tie and duplicate rules, ``spec[LIMIT]``
@@ -534,15 +535,13 @@ MAX_WIDTH = 1 << 16
 
 
 class BeamParams(NamedTuple):
+    """The parameters of both beam algorithms: one numba type, so that they share one compiled
+    entry point per game (``build_beam_search``)."""
+
     level: int
     spec: np.ndarray  # int64[SPEC_SIZE]: spec[l - 1] is the beam of level l; the rules (beam_spec)
-
-
-class IterativeBeamParams(NamedTuple):
-    level: int
-    spec: np.ndarray
-    max_seconds: float  # 0: no limit of that kind
-    max_playouts: int
+    max_seconds: float  # restarts until this budget is spent (0: no limit of that kind)
+    max_playouts: int  # (both 0: one search, algo=beam)
 
 
 def beam_widths(level: int, beam) -> list[int]:
@@ -629,13 +628,14 @@ class IterativeBeamConfig:
 
 
 def beam_params(options, settings, kernels, state0):
+    """One search (no restart budget), cut at ``budget.playouts`` by its spec."""
     return BeamParams(
-        int(settings.level), beam_spec(settings.level, options, settings.max_playouts)
+        int(settings.level), beam_spec(settings.level, options, settings.max_playouts), 0.0, 0
     )
 
 
 def iterative_beam_params(options, settings, kernels, state0):
-    return IterativeBeamParams(
+    return BeamParams(
         int(settings.level),
         beam_spec(settings.level, options),
         float(settings.max_seconds),
@@ -661,21 +661,13 @@ def _new_workspace(new_beam_workspace):
 
 
 def build_beam_search(game, levels: int):
-    """``(new_workspace, run)`` of algo=beam for the engine."""
-    new_beam_workspace, beam = build_beam(game, levels)
-
-    @njit
-    def run(state, params, rng, ws, seq, trace):
-        return beam(state, params.level, params.spec, rng, ws.inner, seq, ws.stats), 0
-
-    return _new_workspace(new_beam_workspace), run
-
-
-def build_iterative_beam_search(game, levels: int):
-    """``(new_workspace, run)`` of algo=iterative_beam for the engine: beam searches restarted
-    (``build_restarts``). A beam search that has started finishes, so a budget can be overshot
-    by one search (iterative NMCS cuts its running search instead; the beam kernels do not
-    check the budget)."""
+    """``(new_workspace, run)`` of both beam algorithms for the engine: beam searches restarted
+    (``build_restarts``) until the budget of ``params`` is spent (algo=iterative_beam), or one
+    search when it has none (algo=beam: its spec holds the playout budget that cuts it). One
+    builder, so one compiled entry point per game serves both (a second one cost about 10 s
+    of a first run). A beam search that has started finishes, so a restart budget can be
+    overshot by one search (iterative NMCS cuts its running search instead; the beam kernels
+    check only the playout budget of their spec)."""
     new_beam_workspace, beam = build_beam(game, levels)
 
     @njit(inline="always")
@@ -717,7 +709,7 @@ ITERATIVE_BEAM = register(
         name="iterative_beam",
         config=IterativeBeamConfig,
         params=iterative_beam_params,
-        build=build_iterative_beam_search,
+        build=build_beam_search,
         needs_budget=True,
         writes_trace=True,
         max_level=MAX_LEVEL,
