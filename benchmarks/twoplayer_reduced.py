@@ -46,7 +46,7 @@ def commands(
     scale: str = "paper", extra: list[str] | None = None, n_matches: int | None = None
 ) -> list[list[str]]:
     """The ``run.py`` argument lists of the reduced table at ``scale`` (``quick``: 5x5 boards,
-    NMC(1)+COW and NMC(2)+COW, 100 playouts or 10 ms a move, 2 matches a cell); ``n_matches``
+    NMC(1)+COW and NMC(2)+COW, 100 playouts or 4 ms a move, 2 matches a cell); ``n_matches``
     replaces the matches per cell of every command (a cost measurement)."""
     if scale not in ("quick", "paper"):
         raise ValueError(f"scale must be 'quick' or 'paper', got {scale!r}")
@@ -60,7 +60,7 @@ def commands(
         out.append(["-m", f"experiment={experiment}", f"scale={scale}", f"n_matches={n}", *extra])
     for experiment in TIME:
         n = n_matches or (QUICK_MATCHES if quick else REDUCED_MATCHES["time"])
-        ms = "10" if quick else "320"
+        ms = "4" if quick else "320"
         out.append(
             [
                 "-m",

@@ -118,7 +118,7 @@ def test_quick_experiments_write_cells_summaries_tables_figures_and_claims(quick
     # claim 1 (2 readings of "best" x one table, normal, misere), claim 2 (2 readings of the
     # classes x one table, two splits, the assignment), claim 3 (pooled x 3, by version).
     assert len(claims) == 6 + 8 + 4, claims
-    assert all(line.startswith("| at 10 ms (this scale's longest) on 5x5, ") for line in claims)
+    assert all(line.startswith("| at 4 ms (this scale's longest) on 5x5, ") for line in claims)
     # 4 matches a cell decide nothing version by version under the one-table readings.
     one_table = [c for c in claims if "[reading (a)" in c and "is worse than" not in c]
     assert len(one_table) == 4
@@ -324,11 +324,11 @@ def test_quick_reduced_table_runs_and_is_marked_reduced(reduced_run):
     ):
         summary = pd.read_csv(quick / experiment / "summary.csv")
         assert len(summary) == cells and (summary["n"] == 2).all(), experiment
-    cell = next((quick / "twoplayer_paper_time").glob("budget.ms=10,game=nogo,player_a=nmc2_cow"))
+    cell = next((quick / "twoplayer_paper_time").glob("budget.ms=4,game=nogo,player_a=nmc2_cow"))
     meta = json.loads((cell / "meta.json").read_text())
     assert "n_matches=2" in (meta.get("command_line") or meta.get("overrides"))
     run_analysis("analysis", "--outputs", str(outputs), "--scale", "quick")
     report = (outputs / "REPRODUCTION.md").read_text()
     section = report.split("NMCS for two-player games")[1].split("\n### ")[0]
-    claims = [line for line in section.splitlines() if line.startswith("| at 10 ms")]
+    claims = [line for line in section.splitlines() if line.startswith("| at 4 ms")]
     assert len(claims) == 18 and all("(reduced runs: " in line for line in claims)
