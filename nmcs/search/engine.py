@@ -75,9 +75,11 @@ def _inlined(dispatcher):
 # the first bracket >= l, levels above the last in the entry of the algorithm's largest level.
 # Level 0 has an entry of its own: in the level-1 entry, its branch was one more inlined copy of
 # the playout (NRPA's level-1 first compile on SameGame: 12.6 s to 10.1 s from Python). Levels
-# 1 to 3 share one: on Morpion, an entry per level compiled in 2.9 s (level 1), 3.3 s and 4.1 s,
-# 8.2 s for a sweep over the three, and the shared one in 5.5 s for any of them (one level
-# alone costs up to 2.6 s more once, a sweep over two or three levels less).
+# 1 to 3 share one: a sweep over levels 0-3 compiles two entry points, not four (the left
+# move's first run of `run.py -m level=0,1,2,3`: 13.9 to 11.2 CPU s; Morpion's levels 1, 2 and
+# 3 in one process: 8.2 to 5.6 s of compiling), for a single level's first run costing
+# 3.5-5.3 CPU s more once (SameGame nested level 1: 10.7 to 14.4; iterative left move: 8.9 to
+# 14.2; benchmarks/bench_compile.py).
 LEVEL_BRACKETS = (0, 3)
 
 
