@@ -92,8 +92,8 @@ def level_dispatch(searches):
     so the dispatch is no compiled layer of its own between the entry point and the playouts.
 
     It serves the levels that the engine runs in an entry point compiled for
-    ``len(searches) - 1`` levels (``nmcs.search.engine.lowest_served_level``: level 0, 1 to 3,
-    or 4 up) and refuses a lower one: a branch for a level no search of the entry runs would be
+    ``len(searches) - 1`` levels (``nmcs.search.engine.lowest_served_level``: level 0, 1, 2,
+    3, or 4 up) and refuses a lower one: a branch for a level no search of the entry runs would be
     compiled for nothing (a copy of an inlined lower level, seconds of the first run)."""
     lowest = lowest_served_level(len(searches) - 1)
 

@@ -74,21 +74,15 @@ def _inlined(dispatcher):
 # The highest levels an entry point is compiled for: a search of level l runs in the entry of
 # the first bracket >= l, levels above the last in the entry of the algorithm's largest level.
 # Level 0 has an entry of its own: in the level-1 entry, its branch was one more inlined copy of
-# the playout (NRPA's level-1 first compile on SameGame: 12.6 s to 10.1 s from Python). Levels
-# 1 to 3 share one: a sweep over levels 0-3 compiles two entry points, not four (the left
-# move's first run of `run.py -m level=0,1,2,3`: 13.9 to 11.2 CPU s; Morpion's levels 1, 2 and
-# 3 in one process: 8.2 to 5.6 s of compiling), for a single level's first run costing
-# 3.5-5.3 CPU s more once (SameGame nested level 1: 10.7 to 14.4; iterative left move: 8.9 to
-# 14.2; benchmarks/bench_compile.py).
-LEVEL_BRACKETS = (0, 3)
+# the playout (NRPA's level-1 first compile on SameGame: 12.6 s to 10.1 s from Python).
+LEVEL_BRACKETS = (0, 1, 2, 3)
 
 
 def compiled_levels(level: int, max_level: int, brackets: tuple[int, ...] = LEVEL_BRACKETS) -> int:
-    """The highest level compiled for a search of ``level``: the first of ``brackets`` at or
-    above it, the most above them (``LEVEL_BRACKETS``: 0, 3 or ``max_level``; a sweep over
-    levels 0-3 compiles two entry points). An algorithm may give its own ``brackets``
-    (``Algorithm.level_brackets``: beam search's level-2 run compiles no level-3 code, a first
-    run of Morpion's level-2 beam search took 24 s with levels up to 3, 13 s without)."""
+    """The highest level compiled for a search of ``level``: its own level up to 3 (a level-2
+    run compiles no level-3 code: a first run of Morpion's level-2 beam search took 24 s with
+    levels up to 3, 13 s without), the most above; a sweep over levels 0-3 compiles four entry
+    points. An algorithm may give its own ``brackets`` (``Algorithm.level_brackets``)."""
     for levels in brackets:
         if level <= levels:
             return min(levels, max_level)
@@ -111,8 +105,7 @@ def level_brackets(record: Any) -> tuple[int, ...]:
 
 def lowest_served_level(levels: int, brackets: tuple[int, ...] = LEVEL_BRACKETS) -> int:
     """The lowest level that the entry point compiled for ``levels`` runs (``compiled_levels``
-    sends no lower one there): one above the bracket below it (``LEVEL_BRACKETS``: 0 for the
-    level-0 entry, 1 for the entry of levels 1-3, 4 for any entry above 3). The
+    sends no lower one there): its own level up to 3, and 4 for any entry above 3. The
     level dispatch of such an entry (``nmcs.search.anytime.level_dispatch``) compiles no branch
     for the levels below, which the levels above may still inline: the level-2 nested search's
     entry no longer holds a second copy of the level-1 search (2 s of its first compile)."""

@@ -8,14 +8,13 @@ by ``nmcs.core.generated.search_entry_source``) that builds the algorithm's sear
 game's kernels (``nmcs.search.engine.build_search``) for levels 0 to ``levels`` and runs a
 block of searches in a module-level ``@njit(cache=True, nogil=True)`` function, imports it and
 returns that function (``nmcs.search.engine.run_searches`` runs one block per thread). A pair
-never run is never compiled, nor are the levels above a run's level bracket where each level
-is a function of its own (``engine.compiled_levels``; nested search: level 0, levels 1-3,
-levels 4-6; beam search: 0, 1, or every level from 2 up); a triple run before loads from the
-cache in a new process. An entry point is keyed on the algorithm's builder, not its name: two
-algorithms built by one function (``nrpa`` and ``gnrpa``, ``beam`` and ``iterative_beam``)
-share their compiled code. Threads started from Python rather than
-numba's ``parallel=True`` loop: the parallel loop cost 3 s of compilation per entry point for
-the same speed.
+never run is never compiled, nor are the levels above a run's where each level is a function
+of its own (nested search: ``engine.compiled_levels``, 0, 1, 2, 3 or 6; beam search: 0, 1, or
+every level from 2 up); a triple run before loads from the cache in a new process. An entry
+point is keyed on the algorithm's builder, not its name: two algorithms built by one function
+(``nrpa`` and ``gnrpa``, ``beam`` and ``iterative_beam``) share their compiled code. Threads
+started from Python rather than numba's ``parallel=True`` loop: the parallel loop cost 3 s of
+compilation per entry point for the same speed.
 
 Staleness: ``nmcs/__init__.py`` names the cache folder after a hash of the package's jitted
 sources, and the generated module holds a hash of the two files it binds (the game's kernel
@@ -111,7 +110,7 @@ def compile_entry(run_block: Callable, label: str, state0, seeds, params, out) -
     """Compile ``run_block`` for these arguments' types, or load it from the cache, before any
     search runs (a call over no search), saying so on stderr when it compiles::
 
-        compiling samegame x nested, levels 1-3 (first run only; cached afterwards) ...
+        compiling samegame x nested, level 1 (first run only; cached afterwards) ...
         ... done in 9.8 s
 
     Nothing is printed when the entry point is already loaded or comes from the cache, nor

@@ -52,8 +52,8 @@ A record says::
                   and GNRPA: one function for every level, which calls itself for the level
                   below)
     level_brackets  with ``per_level``: the highest level of each entry point but the last,
-                  which serves every level above them (None: ``engine.LEVEL_BRACKETS``, 0
-                  and 3; beam search: (0, 1), its levels 2 and up run in one entry point)
+                  which serves every level above them (None: ``engine.LEVEL_BRACKETS``, 0, 1,
+                  2, 3; beam search: (0, 1), its levels 2 and up run in one entry point)
 
 ``settings`` (``Settings``) are the top-level keys every algorithm may read: level, memorize
 and the budget.
