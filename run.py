@@ -11,7 +11,7 @@ import sys
 import hydra
 
 from nmcs.core.errors import ConfigError
-from nmcs.harness import interrupt
+from nmcs.harness import composed, interrupt
 from nmcs.harness.cli import (
     CONFIG_DIR,
     file_system_error,
@@ -54,6 +54,8 @@ def command() -> None:
             file=sys.stderr,
         )
         sys.exit(interrupt.exit_status())
+    finally:
+        composed.forget()
 
 
 if __name__ == "__main__":

@@ -465,3 +465,43 @@ def test_the_summaries_skip_an_experiment_whose_only_cell_is_still_running(tmp_p
     callback.started = time.time() - 60
     callback.on_multirun_end(config)
     assert sorted(p.name for p in experiment.iterdir()) == ["level=2"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("-m", "experiment=leftmove_memorize_from", "scale=quick", "n_searches=3"),
+        ("level=1", "n_searches=3"),
+    ],
+    ids=["sweep", "single"],
+)
+def test_each_cell_is_composed_once_into_what_hydra_composes(tmp_path, monkeypatch, command):
+    """Hydra's run uses the pre-flight check's composition of each cell
+    (``nmcs.harness.composed``) instead of composing it again, and what it writes of each
+    job's config (``.hydra/*.yaml``) is what composing it again writes."""
+    from nmcs.harness import composed
+
+    class Counted(dict):
+        used = 0
+
+        def pop(self, *args):
+            Counted.used += 1
+            return super().pop(*args)
+
+    def run(folder, keep):
+        monkeypatch.setattr(composed, "MAX_KEPT", composed.MAX_KEPT if keep else 0)
+        monkeypatch.setattr(composed, "_KEPT", Counted())
+        Counted.used = 0
+        dirs = (f"hydra.sweep.dir={folder}", f"hydra.run.dir={folder}/cell")
+        run_cli(*command, "progress=false", *dirs)
+        files = sorted(folder.rglob(".hydra/*.yaml"))
+        return Counted.used, {
+            str(p.relative_to(folder)): p.read_text().replace(str(folder), "OUT") for p in files
+        }
+
+    cells = 6 if "-m" in command else 1
+    used, once = run(tmp_path / "once", keep=True)
+    assert used == cells  # every cell's composition was used
+    used, twice = run(tmp_path / "twice", keep=False)
+    assert used == 0
+    assert once == twice and len(once) == 3 * cells  # config, hydra and overrides of each

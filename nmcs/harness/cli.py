@@ -31,7 +31,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
-from nmcs.harness import interrupt
+from nmcs.harness import composed, interrupt
 from nmcs.harness.cell import CellInterrupted, run
 from nmcs.harness.cell_files import WRITE_FAULTS, CellWriteError, write_error
 from nmcs.harness.estimate import estimate
@@ -233,25 +233,32 @@ def preflight(argv: Sequence[str]) -> None:
     notes: dict[str, None] = {}  # what the run does other than asked, once each
     try:
         given = _given_keys(overrides)
-        with initialize_config_dir(config_dir=str(CONFIG_DIR), version_base="1.3"):
+        multirun = "-m" in argv or "--multirun" in argv
+        # Hydra names the job after the script (run.py: "run"); so does the check, whose
+        # compositions Hydra's run then uses (nmcs.harness.composed).
+        job_name = Path(sys.argv[0]).stem or "app"
+        with initialize_config_dir(str(CONFIG_DIR), job_name=job_name, version_base="1.3"):
             cells = _cells(argv)
-            for cell in cells[:MAX_CHECKED_CELLS]:
-                overrides = list(cell)
-                cfg = compose(
-                    "config", overrides=overrides + _hydra_overrides(argv), return_hydra_config=True
-                )
-                folder = _job_folder(cfg, multirun="-m" in argv or "--multirun" in argv)
-                with read_write(cfg), open_dict(cfg):
-                    del cfg["hydra"]  # the task's config, as Hydra hands it to the job
-                OmegaConf.to_container(cfg, resolve=True)
-                _check_booleans(cfg, overrides)
-                checked = validate(cfg)
-                _check_read(checked.unread_keys(), given)
-                notes.update(dict.fromkeys(_capped_workers(int(cfg.workers), checked.workers)))
-                checked_cells.append(checked)
-                folders[id(checked)] = folder
-                first_cells.setdefault(checked.compile_key(), checked)
-                addresses.update(dict.fromkeys(checked.schedulers()))
+            with composed.recording():
+                for cell in cells[:MAX_CHECKED_CELLS]:
+                    overrides = list(cell)
+                    cfg = compose(
+                        "config",
+                        overrides=composed.hydra_first(argv, cell, multirun),
+                        return_hydra_config=True,
+                    )
+                    folder = _job_folder(cfg, multirun)
+                    with read_write(cfg), open_dict(cfg):
+                        del cfg["hydra"]  # the task's config, as Hydra hands it to the job
+                    OmegaConf.to_container(cfg, resolve=True)
+                    _check_booleans(cfg, overrides)
+                    checked = validate(cfg)
+                    _check_read(checked.unread_keys(), given)
+                    notes.update(dict.fromkeys(_capped_workers(int(cfg.workers), checked.workers)))
+                    checked_cells.append(checked)
+                    folders[id(checked)] = folder
+                    first_cells.setdefault(checked.compile_key(), checked)
+                    addresses.update(dict.fromkeys(checked.schedulers()))
             # A Dask scheduler must answer now, not after the cell's folder is made; so must a
             # game's declared bounds, before a compiled search writes past them.
             for address in addresses:
