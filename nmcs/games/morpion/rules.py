@@ -92,6 +92,8 @@ Playouts: uniform random, or mobility (Reflexive paper 2.3): uniformly among the
 lead to a position with the most legal moves, counted without playing them.
 """
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -212,6 +214,36 @@ def cross_cells():
     ]
 
 
+@functools.cache
+def _start_words(v: int) -> tuple[np.ndarray, np.ndarray]:
+    """The MARKS and DOTS words of variant ``v``'s starting position (as int64), the same in
+    every game: computed once (a Python loop over every bit, 12 ms a state)."""
+
+    def inside(x, y):
+        return LO <= x <= HI and LO <= y <= HI
+
+    marks = np.zeros(N_WORDS, np.uint64)
+    for d in range(4):
+        dx, dy = DELTAS[d]
+        for lw in range(WORD_BASE[d], WORD_BASE[d + 1] if d < 3 else N_WORDS):
+            for t in range(64):
+                x, y = _cell(d, lw, t)
+                out = not inside(x, y)
+                if v == 1:  # 5T marks segments: also the one leaving the square
+                    out = out or not inside(x + dx, y + dy)
+                if out:
+                    marks[lw] |= np.uint64(1) << np.uint64(t)
+    dots = np.zeros(N_WORDS, np.uint64)
+    for x, y in cross_cells():
+        for d in range(4):
+            o = coord(d, x, y)
+            dots[o >> 6] |= np.uint64(1) << np.uint64(o & 63)
+    words = marks.view(np.int64), dots.view(np.int64)
+    for w in words:
+        w.flags.writeable = False  # shared by every call
+    return words
+
+
 def make_state(variant="5D", policy="random"):
     """The starting cross for ``variant`` (5D or 5T) with playout ``policy`` (random or
     mobility)."""
@@ -228,28 +260,9 @@ def make_state(variant="5D", policy="random"):
     state[SPAN] = 31 if v == 0 else 15
     state[CAP] = cap
     state[MAXMOV] = MAX_MOVES[v]
-
-    def inside(x, y):
-        return LO <= x <= HI and LO <= y <= HI
-
-    marks = np.zeros(N_WORDS, np.uint64)
-    for d in range(4):
-        dx, dy = DELTAS[d]
-        for lw in range(WORD_BASE[d], WORD_BASE[d + 1] if d < 3 else N_WORDS):
-            for t in range(64):
-                x, y = _cell(d, lw, t)
-                out = not inside(x, y)
-                if v == 1:  # 5T marks segments: also the one leaving the square
-                    out = out or not inside(x + dx, y + dy)
-                if out:
-                    marks[lw] |= np.uint64(1) << np.uint64(t)
-    state[MARKS : MARKS + N_WORDS] = marks.view(np.int64)
-    dots = np.zeros(N_WORDS, np.uint64)
-    for x, y in cross_cells():
-        for d in range(4):
-            o = coord(d, x, y)
-            dots[o >> 6] |= np.uint64(1) << np.uint64(o & 63)
-    state[DOTS : DOTS + N_WORDS] = dots.view(np.int64)
+    marks, dots = _start_words(v)
+    state[MARKS : MARKS + N_WORDS] = marks
+    state[DOTS : DOTS + N_WORDS] = dots
     _init_moves(state)
     return state
 
