@@ -159,13 +159,22 @@ def caption(fig: Any, text: str, width: int = 95) -> None:
     fig.text(0.01, -0.01, textwrap.fill(text, width), ha="left", va="top", fontsize=8)
 
 
+FIGURE_DPI = 150
+
+
 def save_figure(fig: Any, folder: Path, stem: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
+    # The tight bounding box, found once for both files at the PNG's resolution (savefig's
+    # bbox_inches="tight" draws the figure once more for each file to find it: a quarter of
+    # the time saving took).
+    fig.set_dpi(FIGURE_DPI)
+    fig.draw_without_rendering()
+    box = fig.get_tightbbox().padded(plt.rcParams["savefig.pad_inches"])
     for ext in ("png", "pdf"):
         # No creation date in the PDF: the same figure gives the same bytes, so publishing a
         # report whose results did not change leaves its figures untouched.
         metadata = {"CreationDate": None} if ext == "pdf" else None
-        fig.savefig(folder / f"{stem}.{ext}", dpi=150, bbox_inches="tight", metadata=metadata)
+        fig.savefig(folder / f"{stem}.{ext}", dpi=FIGURE_DPI, bbox_inches=box, metadata=metadata)
     plt.close(fig)
 
 
