@@ -489,7 +489,7 @@ def test_each_cell_is_composed_once_into_what_hydra_composes(tmp_path, monkeypat
             return super().pop(*args)
 
     def run(folder, keep):
-        monkeypatch.setattr(composed, "MAX_KEPT", composed.MAX_KEPT if keep else 0)
+        monkeypatch.setattr(composed, "KEEP", keep)
         monkeypatch.setattr(composed, "_KEPT", Counted())
         Counted.used = 0
         dirs = (f"hydra.sweep.dir={folder}", f"hydra.run.dir={folder}/cell")

@@ -30,9 +30,10 @@ from typing import Any
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.utils import JobRuntime
 
-_KEPT: dict[tuple, Any] = {}  # the pre-flight check's compositions, by their arguments
+KEEP = True  # whether the check's compositions serve Hydra's run (False: compose each again)
+_KEPT: dict[tuple, Any] = {}  # the pre-flight check's compositions, by their arguments (as
+# many as the cells it composes, at most cli.MAX_CHECKED_CELLS)
 _RECORDING = [False]
-MAX_KEPT = 400  # compositions kept at most (the check's own cap on the cells it composes)
 
 
 def _key(loader: Any, config_name: str | None, overrides: Sequence[str], run_mode: Any) -> tuple:
@@ -92,7 +93,7 @@ def _install() -> None:
         if not _RECORDING[0] and key in _KEPT:
             return _KEPT.pop(key)
         cfg = compose(self, config_name, overrides, run_mode, from_shell, validate_sweep_overrides)
-        if _RECORDING[0] and len(_KEPT) < MAX_KEPT:
+        if _RECORDING[0] and KEEP:
             _KEPT[key] = copy.deepcopy(cfg)  # the check changes its own copy
         return cfg
 
