@@ -165,11 +165,6 @@ def _searchpath(overrides: Sequence[str]) -> list[str]:
     return [o for o in overrides if o.lstrip("+~").startswith("hydra.searchpath")]
 
 
-def _hydra_overrides(overrides: Sequence[str]) -> list[str]:
-    """The overrides of Hydra's own config (``hydra.run.dir``, ``hydra.searchpath``, ...)."""
-    return [o for o in overrides if not o.startswith("-") and o.lstrip("+~").startswith("hydra")]
-
-
 def _job_folder(cfg: DictConfig, multirun: bool) -> Path | None:
     """The folder Hydra runs the job of ``cfg`` (composed with Hydra's config) in: its
     ``hydra.run.dir``, or in a sweep ``hydra.sweep.dir``/``hydra.sweep.subdir``; None for a

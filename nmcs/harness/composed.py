@@ -47,7 +47,7 @@ def hydra_first(argv: Sequence[str], cell: Sequence[str], multirun: bool) -> lis
     given = [a for a in argv if not a.startswith("-")]
     if not multirun:
         return [*given, "hydra.mode=RUN"]
-    hydra = [o for o in given if o.lstrip("+~").startswith("hydra")]
+    hydra = [o for o in given if o.lstrip("+~").startswith("hydra")]  # hydra.run.dir, ...
     return [*hydra, "hydra.mode=MULTIRUN", *cell]
 
 
@@ -69,11 +69,6 @@ def recording() -> Iterator[None]:
 def forget() -> None:
     """Drop the compositions kept and not used (at the end of a command)."""
     _KEPT.clear()
-
-
-def kept() -> int:
-    """How many kept compositions are still unused."""
-    return len(_KEPT)
 
 
 def _install() -> None:
