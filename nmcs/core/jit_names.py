@@ -21,7 +21,7 @@ import threading
 
 from numba.core.bytecode import FunctionIdentity
 
-from nmcs.core import compile_log
+from nmcs.core import compile_log, inline_copies
 
 
 class RandomIds:
@@ -44,9 +44,11 @@ class RandomIds:
 
 
 def install() -> None:
-    """Make numba's function counter random for the rest of the process (idempotent), and
-    log compilations where ``NMCS_COMPILE_LOG`` asks for it (``nmcs.core.compile_log``)."""
+    """Make numba's function counter random for the rest of the process (idempotent), inline
+    without numba's spare IR copies (``nmcs.core.inline_copies``), and log compilations where
+    ``NMCS_COMPILE_LOG`` asks for it (``nmcs.core.compile_log``)."""
     compile_log.install()
+    inline_copies.install()
     if not isinstance(FunctionIdentity._unique_ids, RandomIds):
         # numba declares it an itertools.count; it only ever calls next() on it.
         setattr(FunctionIdentity, "_unique_ids", RandomIds())  # noqa: B010

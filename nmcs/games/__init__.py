@@ -21,7 +21,7 @@ import numpy as np
 
 from nmcs.core.jit_names import install
 
-install()  # process-unique names of compiled functions, before any compiles
+install()  # numba set up (process-unique names, cheaper inlining) before anything compiles
 
 
 def game_module(name: str) -> ModuleType:

@@ -2,4 +2,4 @@
 
 from nmcs.core.jit_names import install
 
-install()  # process-unique names of compiled functions, before any compiles
+install()  # numba set up (process-unique names, cheaper inlining) before anything compiles
