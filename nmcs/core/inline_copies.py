@@ -23,6 +23,7 @@ The replacement applies only to a numba whose source still has this shape (``app
 another version keeps its own inlining.
 """
 
+import inspect
 import re
 import types
 from pathlib import Path
@@ -46,7 +47,9 @@ _SHAPE = (
 
 def applies() -> bool:
     """Whether the installed numba has the inlining this module streamlines."""
-    sources = {m: Path(m.__file__).read_text() for m in (inline_closurecall, untyped_passes)}
+    sources = {
+        m: Path(inspect.getfile(m)).read_text() for m in (inline_closurecall, untyped_passes)
+    }
     uses_of_copy = re.findall(r"\bcopy\.\w+", sources[inline_closurecall])
     return uses_of_copy == ["copy.deepcopy"] and all(
         re.search(pattern, sources[module]) for module, pattern in _SHAPE
@@ -58,11 +61,11 @@ def _inline_function(self, caller_ir, block, i, function, arg_typs=None):
     callee_ir = self.run_untyped_passes(function)
     freevars = function.__code__.co_freevars
     copy_module = inline_closurecall.copy
-    inline_closurecall.copy = _NO_COPY
+    setattr(inline_closurecall, "copy", _NO_COPY)  # noqa: B010  (a module attribute, for mypy)
     try:
         return self.inline_ir(caller_ir, block, i, callee_ir, freevars, arg_typs=arg_typs)
     finally:
-        inline_closurecall.copy = copy_module
+        setattr(inline_closurecall, "copy", copy_module)  # noqa: B010
 
 
 def install() -> bool:
@@ -70,10 +73,10 @@ def install() -> bool:
     the expected shape (idempotent); returns whether it is installed."""
     worker = inline_closurecall.InlineWorker
     if worker.inline_function is _ORIGINAL and applies():
-        worker.inline_function = _inline_function
+        setattr(worker, "inline_function", _inline_function)  # noqa: B010
     return worker.inline_function is _inline_function
 
 
 def uninstall() -> None:
     """numba's own inlining again (for comparisons)."""
-    inline_closurecall.InlineWorker.inline_function = _ORIGINAL
+    setattr(inline_closurecall.InlineWorker, "inline_function", _ORIGINAL)  # noqa: B010
