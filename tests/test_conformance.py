@@ -6,6 +6,7 @@ the shared searches work on them; every two-player game obeys
 registry, so a game added from ``NMCS_PLUGINS`` is checked too (tests/test_toy_game.py,
 tests/test_twoplayer_plugin.py)."""
 
+import numba
 import numpy as np
 import pytest
 
@@ -378,6 +379,10 @@ def test_twoplayer_random_move_is_uniform_over_the_legal_moves(twoplayer):
     expected = n / len(legal)
     chi2 = sum((c - expected) ** 2 / expected for c in counts.values())
     assert chi2 < len(legal) + 6 * (2 * len(legal)) ** 0.5  # far inside the chi-square tail
+    # Every game's move comes back as an int32, the type of the move lists, so that ``play``
+    # compiles once inside the players (not once more for an int64 move).
+    (signature,) = P.random_move.nopython_signatures
+    assert signature.return_type == numba.types.int32
 
 
 def test_twoplayer_match_between_the_players_replays(twoplayer):
