@@ -381,8 +381,8 @@ def test_twoplayer_random_move_is_uniform_over_the_legal_moves(twoplayer):
     assert chi2 < len(legal) + 6 * (2 * len(legal)) ** 0.5  # far inside the chi-square tail
     # Every game's move comes back as an int32, the type of the move lists, so that ``play``
     # compiles once inside the players (not once more for an int64 move).
-    (signature,) = P.random_move.nopython_signatures
-    assert signature.return_type == numba.types.int32
+    returned = {signature.return_type for signature in P.random_move.nopython_signatures}
+    assert returned == {numba.types.int32}
 
 
 def test_twoplayer_match_between_the_players_replays(twoplayer):
