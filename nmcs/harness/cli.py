@@ -31,7 +31,7 @@ from omegaconf.errors import ConfigAttributeError, ConfigKeyError, OmegaConfBase
 
 from nmcs.core.errors import ConfigError
 from nmcs.core.scales import SCALES
-from nmcs.harness import composed, interrupt
+from nmcs.harness import compose_cache, composed, interrupt
 from nmcs.harness.cell import CellInterrupted, run
 from nmcs.harness.cell_files import WRITE_FAULTS, CellWriteError, write_error
 from nmcs.harness.estimate import estimate
@@ -67,7 +67,8 @@ def _cell_dir(override_dirname: str) -> str:
 
 
 def register() -> None:
-    """Schemas and resolvers; call before Hydra composes anything."""
+    """Schemas, resolvers and the composition memos; call before Hydra composes anything."""
+    compose_cache.install()
     register_configs()
     if not OmegaConf.has_resolver("by_scale"):
         OmegaConf.register_new_resolver("by_scale", _by_scale)

@@ -1,0 +1,159 @@
+"""Hydra's composition without its repeated work: the same configuration, in less than half
+the time.
+
+Every cell of a sweep is composed before anything runs (``nmcs.harness.cli.preflight``),
+and Hydra composes afresh each time: it parses every YAML file of the defaults list again
+(about 13 files a cell here), merges the same files again, and deep-copies the whole
+``ConfigStore`` (every game's and algorithm's schema) for a copy it then drops. About 0.1 s a
+cell, half of what a quick sweep of small cells costs. Three memos, each keyed on what its
+result is made of, so that a hit returns exactly what Hydra would have built:
+
+- a YAML file's parsed config, by the file's text (Hydra's file and package config sources
+  parse what they read through it);
+- the config merged from a defaults list (``ConfigLoaderImpl._compose_config_from_defaults_list``,
+  before the command line's values are applied), by that list and by the content of every
+  config the repository could read: the text of each YAML file under each folder of the search
+  path (installed packages' folders included) and the ``ConfigStore`` with how many times it
+  was written to;
+- the ``ConfigStore`` itself, which a deep copy now returns (a singleton: the copy Hydra makes
+  of its repository at each composition is replaced, sources and all, before it is read).
+
+Each memo hands out a deep copy: nothing Hydra changes reaches a kept entry.
+``tests/test_compose_cache.py`` checks that every configuration composes the same with and
+without them, after a YAML file changes and after a schema is stored. ``ENABLED = False``
+turns them off.
+
+Hydra's plugin scan executes its config source modules again in place (``Plugins``), so their
+parser is replaced at each composition, not once.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.resources
+import io
+import os
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from hydra._internal.config_loader_impl import ConfigLoaderImpl
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+
+ENABLED = True
+MAX_ENTRIES = 256  # merged configs kept (the least recently used go first)
+_PARSED: dict[str, Any] = {}  # YAML text -> its config
+_MERGED: OrderedDict[tuple, Any] = OrderedDict()
+_STORES = [0]  # writes to the ConfigStore
+
+
+class _MemoParser(OmegaConf):
+    """``OmegaConf`` with ``load`` memoized by the text it reads (Hydra's sources call
+    ``OmegaConf.load`` on an open file)."""
+
+    @staticmethod
+    def load(file_: Any) -> Any:  # type: ignore[override]
+        if not ENABLED or not hasattr(file_, "read"):
+            return OmegaConf.load(file_)
+        text = file_.read()
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        parsed = _PARSED.get(text)
+        if parsed is None:
+            stream = io.StringIO(text)
+            stream.name = getattr(file_, "name", "<file>")  # a YAML error names the file
+            parsed = _PARSED[text] = OmegaConf.load(stream)
+        return copy.deepcopy(parsed)
+
+
+def _source_modules() -> list[Any]:
+    from hydra._internal.core_plugins import (  # noqa: PLC0415 - as Hydra's scan left them
+        file_config_source,
+        importlib_resources_config_source,
+    )
+
+    return [file_config_source, importlib_resources_config_source]
+
+
+def _folder(source: Any) -> Path | None:
+    """The folder a config source reads, if it is one on disk."""
+    if source.scheme() == "file":
+        return Path(source.path)
+    if source.scheme() == "pkg":
+        try:
+            files = importlib.resources.files(source.path)
+        except (ModuleNotFoundError, TypeError, ValueError):
+            return None
+        return files if isinstance(files, Path) else None
+    return None
+
+
+def _repository_content(repo: Any) -> tuple:
+    """What a composition can read from ``repo``: each source, the text of every YAML file
+    under its folder, and the ``ConfigStore`` (the object and its writes)."""
+    digest = hashlib.blake2b(digest_size=20)
+    for source in repo.get_sources():
+        digest.update(f"{source.scheme()}://{source.path}|{source.provider}\n".encode())
+        folder = _folder(source)
+        if folder is None or not folder.is_dir():
+            continue
+        for root, dirs, files in os.walk(folder):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith((".yaml", ".yml")):
+                    path = os.path.join(root, name)
+                    digest.update(path.encode() + b"\0")
+                    with open(path, "rb") as file:
+                        digest.update(file.read())
+                    digest.update(b"\0")
+    return (ConfigStore.instance(), _STORES[0], digest.digest())
+
+
+def install() -> None:
+    """Install the memos (once per process; the parser at each composition)."""
+    load = ConfigLoaderImpl._load_configuration_impl
+    if getattr(load, "patched_by_nmcs", False):
+        return
+    merge = ConfigLoaderImpl._compose_config_from_defaults_list
+    store = ConfigStore.store
+
+    def load_configuration(self: ConfigLoaderImpl, *args: Any, **kwargs: Any) -> Any:
+        for module in _source_modules():
+            module.OmegaConf = _MemoParser if ENABLED else OmegaConf
+        return load(self, *args, **kwargs)
+
+    def merged(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
+        if not ENABLED:
+            return merge(self, defaults, repo)
+        key = (
+            _repository_content(repo),
+            tuple((d.config_path, d.parent, d.package, d.is_self, d.primary) for d in defaults),
+        )
+        cfg = _MERGED.get(key)
+        if cfg is None:
+            cfg = merge(self, defaults, repo)
+            _MERGED[key] = copy.deepcopy(cfg)
+            while len(_MERGED) > MAX_ENTRIES:
+                _MERGED.popitem(last=False)
+            return cfg
+        _MERGED.move_to_end(key)
+        return copy.deepcopy(cfg)
+
+    def stored(self: ConfigStore, *args: Any, **kwargs: Any) -> None:
+        _STORES[0] += 1
+        store(self, *args, **kwargs)
+
+    def same_store(self: ConfigStore, memo: dict) -> ConfigStore:
+        if ENABLED:
+            return self
+        twin = object.__new__(ConfigStore)  # what deepcopy made before
+        twin.repo = copy.deepcopy(self.repo, memo)
+        return twin
+
+    load_configuration.patched_by_nmcs = True  # type: ignore[attr-defined]
+    ConfigLoaderImpl._load_configuration_impl = load_configuration  # type: ignore[method-assign]
+    ConfigLoaderImpl._compose_config_from_defaults_list = merged  # type: ignore[method-assign]
+    ConfigStore.store = stored  # type: ignore[method-assign]
+    ConfigStore.__deepcopy__ = same_store  # type: ignore[attr-defined]

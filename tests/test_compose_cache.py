@@ -1,0 +1,77 @@
+"""Hydra's composition with the memos of ``nmcs.harness.compose_cache`` is the composition
+without them: the project's configs, a config folder whose files change, a schema stored
+again, and a broken YAML file's error."""
+
+import pytest
+from hydra import compose, initialize_config_dir
+from hydra.core.config_store import ConfigStore
+from omegaconf import OmegaConf
+
+from nmcs.harness import compose_cache
+from nmcs.harness.cli import CONFIG_DIR, register
+
+pytestmark = pytest.mark.unit
+
+# Every game and algorithm group, a two-player match, experiments with sweeps of their own,
+# a command-line value over a default, and Hydra's multirun mode.
+COMMANDS = [
+    [],
+    ["game=samegame", "algo=beam", "algo.beam=[4,1]", "level=2"],
+    ["game=morpion", "algo=nrpa", "hydra.mode=MULTIRUN"],
+    ["game=sudoku", "algo=fc", "seed=7"],
+    ["game=leftmost", "algo=reflexive"],
+    ["experiment=twoplayer_paper_time", "scale=quick", "game=breakthrough", "level=1"],
+    ["experiment=mcbs_table1", "scale=quick", "hydra.mode=MULTIRUN"],
+    ["experiment=leftmove_distributions", "scale=paper", "level=3"],
+]
+
+
+def composed(config_dir, overrides, enabled, monkeypatch):
+    monkeypatch.setattr(compose_cache, "ENABLED", enabled)
+    with initialize_config_dir(str(config_dir), job_name="run", version_base="1.3"):
+        cfg = compose("config", overrides=overrides, return_hydra_config=True)
+    return OmegaConf.to_yaml(cfg), OmegaConf.is_struct(cfg), OmegaConf.is_readonly(cfg)
+
+
+@pytest.mark.parametrize("overrides", COMMANDS, ids=lambda o: " ".join(o) or "defaults")
+def test_the_project_configs_compose_the_same_with_the_memos(overrides, monkeypatch):
+    register()
+    without = composed(CONFIG_DIR, overrides, False, monkeypatch)
+    assert composed(CONFIG_DIR, overrides, True, monkeypatch) == without  # filled
+    assert composed(CONFIG_DIR, overrides, True, monkeypatch) == without  # read back
+
+
+def test_a_value_set_on_one_composition_stays_out_of_the_next(monkeypatch):
+    register()
+    without = composed(CONFIG_DIR, ["game=samegame"], False, monkeypatch)
+    for overrides in (["game=samegame"], ["game=samegame", "seed=5", "game.width=3"]):
+        composed(CONFIG_DIR, overrides, True, monkeypatch)  # filled, then read back and changed
+    assert composed(CONFIG_DIR, ["game=samegame"], True, monkeypatch) == without
+
+
+def test_a_changed_added_or_stored_config_is_read_again(tmp_path, monkeypatch):
+    register()
+    (tmp_path / "thing").mkdir()
+    (tmp_path / "config.yaml").write_text("defaults:\n  - thing: a\n  - _self_\nname: top\n")
+    (tmp_path / "thing" / "a.yaml").write_text("x: 1\n")
+
+    def x(*overrides):
+        text, _, _ = composed(tmp_path, list(overrides), True, monkeypatch)
+        return OmegaConf.create(text).thing.x
+
+    assert x() == 1
+    (tmp_path / "thing" / "a.yaml").write_text("x: 2\n")  # the same size: content, not stat
+    assert x() == 2
+    (tmp_path / "thing" / "b.yaml").write_text("x: 3\n")
+    assert x("thing=b") == 3
+    ConfigStore.instance().store(group="thing", name="c", node={"x": 4})
+    assert x("thing=c") == 4
+    ConfigStore.instance().store(group="thing", name="c", node={"x": 5})
+    assert x("thing=c") == 5
+
+
+def test_a_broken_yaml_file_is_named_in_the_error(tmp_path, monkeypatch):
+    register()
+    (tmp_path / "config.yaml").write_text("a: [1\n")
+    with pytest.raises(Exception, match="config.yaml"):
+        composed(tmp_path, [], True, monkeypatch)
