@@ -21,7 +21,7 @@ import threading
 
 from numba.core.bytecode import FunctionIdentity
 
-from nmcs.core import compile_log, inline_copies
+from nmcs.core import compile_log, flag_compare, inline_copies
 
 
 class RandomIds:
@@ -45,10 +45,12 @@ class RandomIds:
 
 def install() -> None:
     """Make numba's function counter random for the rest of the process (idempotent), inline
-    without numba's spare IR copies (``nmcs.core.inline_copies``), and log compilations where
+    without numba's spare IR copies (``nmcs.core.inline_copies``), hash and compare compile
+    flags without numba's per-option reads (``nmcs.core.flag_compare``), and log compilations where
     ``NMCS_COMPILE_LOG`` asks for it (``nmcs.core.compile_log``)."""
     compile_log.install()
     inline_copies.install()
+    flag_compare.install()
     if not isinstance(FunctionIdentity._unique_ids, RandomIds):
         # numba declares it an itertools.count; it only ever calls next() on it.
         setattr(FunctionIdentity, "_unique_ids", RandomIds())  # noqa: B010
