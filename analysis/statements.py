@@ -66,9 +66,16 @@ def cell_fingerprints(rows: pd.DataFrame) -> dict[tuple[str, str], str]:
     keys = [rows[c].astype(str) if rows[c].dtype == object else rows[c] for c in
             ("experiment", "cell", *setting, *outcome)]  # fmt: skip
     counts = weight.groupby(keys, dropna=False, sort=True).sum()
+    # One pass over the sorted counts (a pandas group per cell took 2 ms each to iterate).
+    outcomes: dict[tuple, list[str]] = {}
+    searches: dict[tuple, float] = {}
+    for key, n in counts.items():
+        cell = key[:2]
+        outcomes.setdefault(cell, []).append(f"{key[2:]}:{int(n)}")
+        searches[cell] = searches.get(cell, 0) + n
     found = {}
-    for (experiment, cell), part in counts.groupby(level=[0, 1], sort=False):
-        text = f"{int(part.sum())}|" + "|".join(f"{key[2:]}:{int(n)}" for key, n in part.items())
+    for (experiment, cell), parts in outcomes.items():
+        text = f"{int(searches[(experiment, cell)])}|" + "|".join(parts)
         found[(str(experiment), str(cell))] = hashlib.sha1(text.encode()).hexdigest()[:16]
     return found
 
