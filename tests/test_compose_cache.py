@@ -75,3 +75,16 @@ def test_a_broken_yaml_file_is_named_in_the_error(tmp_path, monkeypatch):
     (tmp_path / "config.yaml").write_text("a: [1\n")
     with pytest.raises(Exception, match="config.yaml"):
         composed(tmp_path, [], True, monkeypatch)
+
+
+def test_an_interpolated_default_still_resolves(tmp_path, monkeypatch):
+    register()
+    for group, name, text in (("thing", "a", "x: 1\n"), ("other", "a", "y: 10\n")):
+        (tmp_path / group).mkdir(exist_ok=True)
+        (tmp_path / group / f"{name}.yaml").write_text(text)
+    (tmp_path / "config.yaml").write_text(
+        "defaults:\n  - thing: a\n  - other: ${thing}\n  - _self_\n"
+    )
+    without = composed(tmp_path, [], False, monkeypatch)
+    assert composed(tmp_path, [], True, monkeypatch) == without
+    assert OmegaConf.create(without[0]).other.y == 10
