@@ -52,6 +52,7 @@ from omegaconf import OmegaConf
 
 ENABLED = True
 MAX_ENTRIES = 256  # merged configs kept (the least recently used go first)
+MAX_FILES = 2000  # YAML files of a search path read for the merged-config memo's key
 _PARSED: dict[str, Any] = {}  # YAML text -> its config
 _MERGED: OrderedDict[tuple, Any] = OrderedDict()
 _STORES = [0]  # writes to the ConfigStore
@@ -98,10 +99,13 @@ def _folder(source: Any) -> Path | None:
     return None
 
 
-def _repository_content(repo: Any) -> tuple:
+def _repository_content(repo: Any) -> tuple | None:
     """What a composition can read from ``repo``: each source, the text of every YAML file
-    under its folder, and the ``ConfigStore`` (the object and its writes)."""
+    under its folder, and the ``ConfigStore`` (the object and its writes); None for a search
+    path with more than ``MAX_FILES`` YAML files (a project's root, with every cell's
+    ``.hydra/`` files, say), which is composed without the memo rather than read whole."""
     digest = hashlib.blake2b(digest_size=20)
+    files_read = 0
     for source in repo.get_sources():
         digest.update(f"{source.scheme()}://{source.path}|{source.provider}\n".encode())
         folder = _folder(source)
@@ -111,6 +115,9 @@ def _repository_content(repo: Any) -> tuple:
             dirs.sort()
             for name in sorted(files):
                 if name.endswith((".yaml", ".yml")):
+                    files_read += 1
+                    if files_read > MAX_FILES:
+                        return None
                     path = os.path.join(root, name)
                     digest.update(path.encode() + b"\0")
                     with open(path, "rb") as file:
@@ -151,10 +158,11 @@ def install() -> None:
         return load(self, *args, **kwargs)
 
     def merged(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
-        if not ENABLED:
+        content = _repository_content(repo) if ENABLED else None
+        if content is None:
             return merge(self, defaults, repo)
         key = (
-            _repository_content(repo),
+            content,
             tuple((d.config_path, d.parent, d.package, d.is_self, d.primary) for d in defaults),
         )
         cfg = _MERGED.get(key)
