@@ -379,13 +379,26 @@ def test_a_beam_that_does_not_fit_the_level_is_one_line(tmp_path):
 
 
 def test_parallel_beam_search_on_dask_equals_in_process():
+    import socket
+    import warnings
+
     from nmcs.harness.parallel import parallel_search
 
     state0 = game_module("leftmove").make_state(depth=16)
     kwargs = dict(seed=2, level=2, top_width=3, lower_algo="beam", lower_options={"beam": [2]})
     here = parallel_search("leftmove", state0, workers=0, **kwargs)
-    there = parallel_search("leftmove", state0, workers=2, **kwargs)
+    # Dask's default port taken, as by another cluster: the embedded one takes a free port
+    # without a word.
+    with socket.socket() as busy, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            busy.bind(("127.0.0.1", 8787))
+            busy.listen()
+        except OSError:
+            pass  # taken already
+        there = parallel_search("leftmove", state0, workers=2, **kwargs)
     assert here.score == there.score and np.array_equal(here.moves, there.moves)
+    assert not [w for w in said if "8787" in str(w.message)], [str(w.message) for w in said]
 
 
 def test_quick_mcbs_experiments_fill_their_table_figure_and_claims(tmp_path):

@@ -369,9 +369,6 @@ def _start(workers: int, address: str | None, log: Path) -> DaskExecutor:
         workers or os.cpu_count() or 1,
         preload=["nmcs.harness.parallel"],  # dask_setup: the workers' stderr to the log
         env={WORKER_LOG: str(Path(log).resolve())},
-        # The scheduler's HTTP server (on even without the dashboard) on a free port: two
-        # runs never compete for 8787.
-        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
     )
 
 

@@ -89,6 +89,9 @@ class DaskExecutor:
             "threads_per_worker": 1,
             "processes": True,
             "dashboard_address": None,
+            # The scheduler's HTTP server (on even without the dashboard) on a free port: two
+            # clusters at once never compete for 8787 (Dask warns and moves the second).
+            "scheduler_kwargs": {"dashboard_address": "127.0.0.1:0"},
             **options,
         }
         blocking = hasattr(signal, "pthread_sigmask")
