@@ -13,8 +13,8 @@ is made of, so that a hit returns exactly what Hydra would have built, and two t
 - the config merged from a defaults list (``ConfigLoaderImpl._compose_config_from_defaults_list``,
   before the command line's values are applied), by that list and by the content of every
   config the repository could read: the text of each YAML file under each folder of the search
-  path (installed packages' folders included) and the ``ConfigStore`` with how many times it
-  was written to;
+  path (installed packages' folders included; a package read from a zip file is taken as fixed
+  for the process) and the ``ConfigStore`` with how many times it was written to;
 - the copy of the ``ConfigStore``: a deep copy of it returns the store itself (a singleton:
   the copy Hydra makes of its repository at each composition is replaced, sources and all,
   before it is read);
