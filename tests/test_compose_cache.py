@@ -1,6 +1,7 @@
 """Hydra's composition with the memos of ``nmcs.harness.compose_cache`` is the composition
 without them: the project's configs, a config folder whose files change, a schema stored
-again, and a broken YAML file's error."""
+again, an interpolated default, a search path too large to read, and a broken YAML file's
+error."""
 
 import pytest
 from hydra import compose, initialize_config_dir
@@ -12,8 +13,8 @@ from nmcs.harness.cli import CONFIG_DIR, register
 
 pytestmark = pytest.mark.unit
 
-# Every game and algorithm group, a two-player match, experiments with sweeps of their own,
-# a command-line value over a default, and Hydra's multirun mode.
+# Games and algorithms of each kind, a two-player match, experiments with sweeps of their own,
+# command-line values over defaults, and Hydra's multirun mode.
 COMMANDS = [
     [],
     ["game=samegame", "algo=beam", "algo.beam=[4,1]", "level=2"],
