@@ -154,7 +154,7 @@ def install() -> None:
 
     def load_configuration(self: ConfigLoaderImpl, *args: Any, **kwargs: Any) -> Any:
         for module in _source_modules():
-            module.OmegaConf = _MemoParser if ENABLED else OmegaConf
+            module.OmegaConf = _MemoParser  # its load() checks ENABLED
         return load(self, *args, **kwargs)
 
     def merged(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
