@@ -185,7 +185,7 @@ def _cells(argv: Sequence[str]) -> list[list[str]]:
     launch."""
     multirun = "-m" in argv or "--multirun" in argv
     overrides = [a for a in argv if not a.startswith("-")]
-    task = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
+    task = [o for o in overrides if not composed.is_hydra_override(o)]
     parser = OverridesParser.create()
     parsed = parser.parse_overrides(task)
     if not multirun:
@@ -289,7 +289,7 @@ def _capped_workers(asked: int, used: int) -> list[str]:
 def _given_keys(overrides: Sequence[str]) -> list[str]:
     """The keys the command line sets (``hydra.*`` aside); ConfigError for a key given twice
     (Hydra would let the last one win silently)."""
-    task = [o for o in overrides if not o.lstrip("+~").startswith("hydra")]
+    task = [o for o in overrides if not composed.is_hydra_override(o)]
     seen: dict[str, str] = {}
     for text, parsed in zip(task, OverridesParser.create().parse_overrides(task), strict=True):
         key = parsed.key_or_group

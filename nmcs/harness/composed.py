@@ -42,12 +42,18 @@ def _key(loader: Any, config_name: str | None, overrides: Sequence[str], run_mod
     return (config_name, tuple(overrides), run_mode, search_path, name, os.getcwd())
 
 
+def is_hydra_override(override: str) -> bool:
+    """Whether a command-line override sets Hydra's own config (``hydra.run.dir``,
+    ``hydra.searchpath``, ``+hydra...``), not the task's."""
+    return override.lstrip("+~").startswith("hydra")
+
+
 def hydra_first(argv: Sequence[str], cell: Sequence[str], multirun: bool) -> list[str]:
     """The overrides Hydra composes the job of ``cell`` with, for the command ``argv``."""
     given = [a for a in argv if not a.startswith("-")]
     if not multirun:
         return [*given, "hydra.mode=RUN"]
-    hydra = [o for o in given if o.lstrip("+~").startswith("hydra")]  # hydra.run.dir, ...
+    hydra = [o for o in given if is_hydra_override(o)]
     return [*hydra, "hydra.mode=MULTIRUN", *cell]
 
 
