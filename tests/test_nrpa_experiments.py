@@ -2,8 +2,12 @@
 table, the anytime curves at equal playouts, NRPA against memorized NMCS at equal cost, and
 their claims in the report."""
 
+import math
+
 import pytest
 from helpers import run_quick_experiments
+
+from nmcs.harness.results import experiment_results
 
 pytestmark = pytest.mark.experiment
 
@@ -38,7 +42,15 @@ def test_nrpa_experiments_at_quick_scale(tmp_path):
     at_playouts = [r for r in rows if "at 1,024 playouts: NRPA (level 2, N = 32)" in r]
     assert at_playouts and "n = 3, 3 (independent cells, Welch)" in at_playouts[0]
     assert all("| not enough data |" in r or "| not run |" in r for r in rows)
-    assert sum("| not run |" in r for r in rows) >= 1  # quick time budgets are paper's
+    # The time budgets are the paper scale's: an NRPA cell whose mean time here has no budget
+    # within a factor of 1.5 meets no NMCS cell ('not run'); how many depends on this
+    # machine's speed, so it is counted from the results, independently of the analysis.
+    nrpa = experiment_results(outputs / "quick" / "nrpa_vs_nmcs")
+    budgets = experiment_results(outputs / "quick" / "nrpa_vs_nmcs_time_morpion")
+    budgets = budgets["budget_seconds"].astype(float).unique()
+    means = nrpa[nrpa["game"] == "morpion"].groupby(["level", "algo_iterations"])["seconds"].mean()
+    unpaired = sum(all(abs(math.log(b / m)) > math.log(1.5) for b in budgets) for m in means)
+    assert sum("| not run |" in r for r in rows) == unpaired
     levels = (tables / "nrpa_levels.csv").read_text()
     for series in (
         "Morpion 5D",
