@@ -36,6 +36,13 @@ if "NUMBA_CACHE_DIR" not in os.environ:
         # not cache our functions next to their sources (where staleness goes unnoticed).
         sys.modules["numba"].core.config.reload_config()
 
+# Numba colours its error messages where colorama is installed (the documentation's
+# dependencies bring it), and typing builds such a message, colorama set up and torn down,
+# for each of the thousands of overloads it tries and rejects while compiling. What we show
+# of numba's errors is plain text anyway (``nmcs.core.errors`` strips the colours): plain
+# from the start, as without colorama (3% of a first compile, NRPA on the left move).
+os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+
 __version__ = "0.1.0"
 
 # The public API. Imported on first use (PEP 562), so that `import nmcs` stays cheap for code

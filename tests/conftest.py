@@ -23,6 +23,8 @@ from collections import defaultdict
 
 import pytest
 
+import nmcs  # noqa: F401 - before any test module imports numba: numba's settings (nmcs/__init__)
+
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # the processes the tests start
 sys.dont_write_bytecode = False  # this one
 

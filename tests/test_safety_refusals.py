@@ -3,6 +3,8 @@ the pre-flight check in one line naming the key, before any folder is made (docs
 File-system faults outside a cell's own files and the inputs a run answers with a line of its
 own: tests/test_faults.py."""
 
+import os
+
 import numpy as np
 import pytest
 from helpers import preflight_error, run_python
@@ -160,3 +162,27 @@ def test_read_results_names_the_path_as_given(tmp_path):
 
 def test_config_error_is_the_api_error():
     assert issubclass(ResultsFileError, ValueError) and issubclass(ConfigError, ValueError)
+
+
+def test_numbas_error_becomes_one_plain_line_coloured_or_not():
+    """``compile_error`` keeps one line of numba's message, without the ANSI colours numba adds
+    where colorama is installed and numba was imported before ``nmcs`` (which asks numba for
+    plain messages: ``NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING``)."""
+    from nmcs.core.errors import compile_error
+
+    assert os.environ.get("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING") == "1"
+    plain = (
+        "Failed in nopython mode pipeline (step: nopython frontend)\n"
+        "No implementation of function Function(<built-in function add>) found for signature:\n"
+        " \n >>> add(int64, unicode_type)\n"
+        'File "kernels.py", line 7:\ndef legal_moves(state, out):\n    <source elided>\n'
+    )
+    coloured = "\x1b[1m" + plain.replace("No", "\x1b[1mNo").replace("7:", "7:\x1b[0m") + "\x1b[0m"
+    for text in (plain, coloured):
+        said = str(compile_error("game toy (toy.py)", Exception(text)))
+        assert said == (
+            "game toy (toy.py): numba cannot compile legal_moves "
+            f"({os.path.abspath('kernels.py')}, line 7): No implementation of function "
+            "Function(<built-in function add>) found for signature: >>> add(int64, unicode_type); "
+            "fix it to compile in nopython mode"
+        ), said

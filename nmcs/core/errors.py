@@ -17,7 +17,8 @@ class PluginError(ConfigError):
     and the fix."""
 
 
-# Numba's messages are coloured with ANSI escapes, whatever the terminal.
+# Numba colours its messages with ANSI escapes, whatever the terminal, where colorama is
+# installed and numba was imported before ``nmcs`` (which asks numba for plain text).
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The innermost place numba names: 'File "<path>", line <n>:' then the function's def line.
 _PLACE = re.compile(r'File "([^"]+)", line (\d+):\n\s*def (\w+)\(')
