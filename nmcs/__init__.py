@@ -40,7 +40,8 @@ if "NUMBA_CACHE_DIR" not in os.environ:
 # dependencies bring it), and typing builds such a message, colorama set up and torn down,
 # for each of the thousands of overloads it tries and rejects while compiling. What we show
 # of numba's errors is plain text anyway (``nmcs.core.errors`` strips the colours): plain
-# from the start, as without colorama (3% of a first compile, NRPA on the left move).
+# from the start, as without colorama (a first run takes 5-14% less CPU; measured in
+# docs/reference/architecture.md).
 os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 __version__ = "0.1.0"
