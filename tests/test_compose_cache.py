@@ -1,7 +1,7 @@
 """Hydra's composition with the memos of ``nmcs.harness.compose_cache`` is the composition
 without them: the project's configs, a config folder whose files change, a schema stored
-again, an interpolated default, a search path too large to read, and a broken YAML file's
-error."""
+again, an interpolated default, cells that differ in values only, groups added, deleted or
+unknown, a search path too large to read, and a broken YAML file's error."""
 
 import pytest
 from hydra import compose, initialize_config_dir
@@ -102,3 +102,45 @@ def test_a_search_path_too_large_to_read_is_composed_without_the_merge_memo(tmp_
     without = composed(tmp_path, [], False, monkeypatch)
     assert composed(tmp_path, [], True, monkeypatch) == without
     assert len(compose_cache._MERGED) == kept
+
+
+def test_cells_that_differ_in_values_only_share_a_defaults_list_and_keep_their_values(
+    monkeypatch,
+):
+    """The defaults-list memo is keyed on the overrides that choose configs; a cell's values
+    (and Hydra's own, here the run folder) are its own, also when it reads another's list."""
+    register()
+    cells = [
+        ["game=samegame", "algo=beam", "seed=1"],
+        ["game=samegame", "algo=beam", "game.width=3", "seed=2", "hydra.run.dir=elsewhere"],
+        ["game=morpion", "algo=beam", "seed=2"],  # another choice: another list
+        ["algo=beam", "game=samegame", "seed=3", "+hydra.job.env_set.X=1"],
+    ]
+    without = [composed(CONFIG_DIR, cell, False, monkeypatch) for cell in cells]
+    assert [composed(CONFIG_DIR, cell, True, monkeypatch) for cell in cells] == without
+    values = OmegaConf.create(without[1][0])
+    assert (values.seed, values.game.width, values.game.name) == (2, 3, "samegame")
+
+
+def test_added_deleted_and_unknown_groups_compose_as_without_the_memo(tmp_path, monkeypatch):
+    register()
+    for group, name, text in (("thing", "a", "x: 1\n"), ("thing", "b", "x: 2\n")):
+        (tmp_path / group).mkdir(exist_ok=True)
+        (tmp_path / group / f"{name}.yaml").write_text(text)
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "a.yaml").write_text("y: 10\n")
+    (tmp_path / "config.yaml").write_text("defaults:\n  - thing: a\n  - _self_\nz: 0\n")
+    for overrides in (
+        ["z=1"],
+        ["thing=b", "z=2"],
+        ["+other=a", "z=3"],
+        ["~thing", "z=4"],
+        ["~thing", "+other=a"],
+        ["thing={x:9}", "z=6"],  # a group's name with a dict: a value, merged into its node
+    ):
+        without = composed(tmp_path, overrides, False, monkeypatch)
+        for _ in range(2):  # filled, then read back
+            assert composed(tmp_path, overrides, True, monkeypatch) == without, overrides
+    for _ in range(2):  # an override of a group the defaults do not hold: refused each time
+        with pytest.raises(Exception, match="Could not override 'other'"):
+            composed(tmp_path, ["other=a", "z=5"], True, monkeypatch)

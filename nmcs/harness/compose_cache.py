@@ -1,15 +1,22 @@
-"""Hydra's composition without its repeated work: the same configuration, in a third of the
-time (``benchmarks/bench_compose.py``: 103 against 30 ms a cell on one core here).
+"""Hydra's composition without its repeated work: the same configuration, in a sixth of the
+time (``benchmarks/bench_compose.py``: 98-100 against 15.5 ms a cell on one core here).
 
 Every cell of a sweep is composed before anything runs (``nmcs.harness.cli.preflight``),
 and Hydra composes afresh each time: it parses every YAML file of the defaults list again
 (about 13 files a cell here), merges the same files again, and deep-copies the whole
 ``ConfigStore`` (every game's and algorithm's schema) for a copy it then drops. About 0.1 s a
-cell, half of what a quick sweep of small cells costs. Two memos, each keyed on what its result
-is made of, so that a hit returns exactly what Hydra would have built, and two things skipped:
+cell, half of what a quick sweep of small cells costs. Three memos, each keyed on what its
+result is made of, so that a hit returns exactly what Hydra would have built, and two things
+skipped:
 
 - a YAML file's parsed config, by the file's text (Hydra's file and package config sources
   parse what they read through it);
+- the defaults list (``create_defaults_list``: the tree of configs a command's choices of
+  config groups make, which reads every config of the tree), by those choices (the overrides
+  that choose, add or delete a config of a group, told apart from the values as Hydra's
+  ``Overrides`` tells them), the config's name, the mode and the content below; a hit carries
+  this command's values, not those of the command that filled it, so the cells of a sweep
+  that differ in values only (seeds, budgets, board sizes) share one;
 - the config merged from a defaults list (``ConfigLoaderImpl._compose_config_from_defaults_list``,
   before the command line's values are applied), by that list and by the content of every
   config the repository could read: the text of each YAML file under each folder of the search
@@ -25,8 +32,9 @@ is made of, so that a hit returns exactly what Hydra would have built, and two t
 
 Each memo hands out a deep copy: nothing Hydra changes reaches a kept entry.
 ``tests/test_compose_cache.py`` checks that configurations compose the same with and without
-all four, after a YAML file changes, after a schema is stored and with an interpolated
-default. ``ENABLED = False`` turns them off.
+all five, after a YAML file changes, after a schema is stored, with an interpolated default,
+for cells that differ in values only and with added, deleted and unknown groups. ``ENABLED =
+False`` turns them off.
 
 Hydra's plugin scan executes its config source modules again in place (``Plugins``), so their
 parser is replaced at each composition, not once.
@@ -45,16 +53,18 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from hydra._internal import config_loader_impl
 from hydra._internal import defaults_list as defaults_tree
 from hydra._internal.config_loader_impl import ConfigLoaderImpl
 from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 ENABLED = True
-MAX_ENTRIES = 256  # merged configs kept (the least recently used go first)
+MAX_ENTRIES = 256  # merged configs, and defaults lists, kept (the least recently used go first)
 MAX_FILES = 2000  # YAML files of a search path read for the merged-config memo's key
 _PARSED: dict[str, Any] = {}  # YAML text -> its config
 _MERGED: OrderedDict[tuple, Any] = OrderedDict()
+_TREES: OrderedDict[tuple, Any] = OrderedDict()
 _STORES = [0]  # writes to the ConfigStore
 
 
@@ -97,6 +107,20 @@ def _folder(source: Any) -> Path | None:
             return None
         return files if isinstance(files, Path) else None
     return None
+
+
+def _content_of(repo: Any) -> tuple | None:
+    """``_repository_content(repo)``, read once per composition (Hydra makes a repository for
+    each composition, and both memos ask)."""
+    if not hasattr(repo, "_nmcs_content"):
+        repo._nmcs_content = _repository_content(repo)
+    return repo._nmcs_content
+
+
+def _remember(memo: OrderedDict, key: tuple, value: Any) -> None:
+    memo[key] = copy.deepcopy(value)
+    while len(memo) > MAX_ENTRIES:
+        memo.popitem(last=False)
 
 
 def _repository_content(repo: Any) -> tuple | None:
@@ -148,6 +172,7 @@ def install() -> None:
     if getattr(load, "patched_by_nmcs", False):
         return
     merge = ConfigLoaderImpl._compose_config_from_defaults_list
+    create_defaults_list = config_loader_impl.create_defaults_list
     store = ConfigStore.store
     interpolation_map = defaults_tree._create_interpolation_map
     unread_map = _map_is_only_for_interpolations()
@@ -157,8 +182,40 @@ def install() -> None:
             module.OmegaConf = _MemoParser  # its load() checks ENABLED
         return load(self, *args, **kwargs)
 
+    def defaults_list(
+        repo: Any, config_name: Any, overrides_list: list, prepend_hydra: bool, skip_missing: bool
+    ) -> Any:
+        content = _content_of(repo) if ENABLED else None
+        if content is None:
+            return create_defaults_list(
+                repo, config_name, overrides_list, prepend_hydra, skip_missing
+            )
+        # What Hydra's ``Overrides`` reads into the tree (a config group's choice, addition or
+        # deletion; a sweep, which it skips) and what it only passes on (a value: config
+        # overrides), told apart as it does.
+        shaping, values = [], []
+        for override in overrides_list:
+            if not override.is_sweep_override() and (
+                isinstance(override.value(), dict) or not repo.group_exists(override.key_or_group)
+            ):
+                values.append(override)
+            else:
+                shaping.append(override.input_line)
+        key = (content, config_name, tuple(shaping), prepend_hydra, skip_missing)
+        made = _TREES.get(key)
+        if made is None:
+            made = create_defaults_list(
+                repo, config_name, overrides_list, prepend_hydra, skip_missing
+            )
+            _remember(_TREES, key, made)
+            return made
+        _TREES.move_to_end(key)
+        made = copy.deepcopy(made)
+        made.config_overrides = made.overrides.config_overrides = values
+        return made
+
     def merged(self: ConfigLoaderImpl, defaults: list, repo: Any) -> Any:
-        content = _repository_content(repo) if ENABLED else None
+        content = _content_of(repo) if ENABLED else None
         if content is None:
             return merge(self, defaults, repo)
         key = (
@@ -168,9 +225,7 @@ def install() -> None:
         cfg = _MERGED.get(key)
         if cfg is None:
             cfg = merge(self, defaults, repo)
-            _MERGED[key] = copy.deepcopy(cfg)
-            while len(_MERGED) > MAX_ENTRIES:
-                _MERGED.popitem(last=False)
+            _remember(_MERGED, key, cfg)
             return cfg
         _MERGED.move_to_end(key)
         return copy.deepcopy(cfg)
@@ -194,6 +249,7 @@ def install() -> None:
     load_configuration.patched_by_nmcs = True  # type: ignore[attr-defined]
     ConfigLoaderImpl._load_configuration_impl = load_configuration  # type: ignore[method-assign]
     ConfigLoaderImpl._compose_config_from_defaults_list = merged  # type: ignore[method-assign]
+    config_loader_impl.create_defaults_list = defaults_list  # type: ignore[assignment]
     defaults_tree._create_interpolation_map = interpolation_map_if_read  # type: ignore[assignment]
     ConfigStore.store = stored  # type: ignore[method-assign]
     ConfigStore.__deepcopy__ = same_store  # type: ignore[attr-defined]
