@@ -91,17 +91,17 @@ def test_an_interpolated_default_still_resolves(tmp_path, monkeypatch):
     assert OmegaConf.create(without[0]).other.y == 10
 
 
-def test_a_search_path_too_large_to_read_is_composed_without_the_merge_memo(tmp_path, monkeypatch):
+def test_a_search_path_too_large_to_read_is_composed_without_the_memos(tmp_path, monkeypatch):
     register()
     (tmp_path / "thing").mkdir()
     (tmp_path / "config.yaml").write_text("defaults:\n  - thing: a\n  - _self_\n")
     (tmp_path / "thing" / "a.yaml").write_text("x: 1\n")
     (tmp_path / "thing" / "b.yaml").write_text("x: 2\n")
     monkeypatch.setattr(compose_cache, "MAX_FILES", 2)  # three files here
-    kept = len(compose_cache._MERGED)
+    kept = len(compose_cache._MERGED), len(compose_cache._TREES)
     without = composed(tmp_path, [], False, monkeypatch)
     assert composed(tmp_path, [], True, monkeypatch) == without
-    assert len(compose_cache._MERGED) == kept
+    assert (len(compose_cache._MERGED), len(compose_cache._TREES)) == kept
 
 
 def test_cells_that_differ_in_values_only_share_a_defaults_list_and_keep_their_values(

@@ -61,7 +61,7 @@ from omegaconf import OmegaConf
 
 ENABLED = True
 MAX_ENTRIES = 256  # merged configs, and defaults lists, kept (the least recently used go first)
-MAX_FILES = 2000  # YAML files of a search path read for the merged-config memo's key
+MAX_FILES = 2000  # YAML files of a search path read for the memos' key (more: no memo)
 _PARSED: dict[str, Any] = {}  # YAML text -> its config
 _MERGED: OrderedDict[tuple, Any] = OrderedDict()
 _TREES: OrderedDict[tuple, Any] = OrderedDict()
