@@ -3,6 +3,8 @@ without them: the project's configs, a config folder whose files change, a schem
 again, an interpolated default, cells that differ in values only, groups added, deleted or
 unknown, a search path too large to read, and a broken YAML file's error."""
 
+from collections import OrderedDict
+
 import pytest
 from hydra import compose, initialize_config_dir
 from hydra.core.config_store import ConfigStore
@@ -117,7 +119,12 @@ def test_cells_that_differ_in_values_only_share_a_defaults_list_and_keep_their_v
         ["algo=beam", "game=samegame", "seed=3", "+hydra.job.env_set.X=1"],
     ]
     without = [composed(CONFIG_DIR, cell, False, monkeypatch) for cell in cells]
-    assert [composed(CONFIG_DIR, cell, True, monkeypatch) for cell in cells] == without
+    monkeypatch.setattr(compose_cache, "_TREES", OrderedDict())
+    kept = []
+    for cell, expected in zip(cells, without, strict=True):
+        assert composed(CONFIG_DIR, cell, True, monkeypatch) == expected
+        kept.append(len(compose_cache._TREES))
+    assert kept == [1, 1, 2, 3]  # the second cell read the first one's list
     values = OmegaConf.create(without[1][0])
     assert (values.seed, values.game.width, values.game.name) == (2, 3, "samegame")
 
