@@ -66,6 +66,18 @@ def _called_in_process(command: list[str], call, check: bool) -> subprocess.Comp
     return proc
 
 
+def terminal_lines(err: str) -> list[str]:
+    """What a command said on stderr, less the compiler's progress note that a first run on an
+    empty cache prints (``compiling ... (first run only; cached afterwards) ...`` and
+    ``... done in 2.4 s``), so that a test's "one line" holds whatever ran before it."""
+    return [
+        line
+        for line in err.strip().splitlines()
+        if not (line.startswith("compiling ") and "(first run only;" in line)
+        and not line.startswith("... done in ")
+    ]
+
+
 def start_run_py(out: Path, *argv: str) -> subprocess.Popen:
     """``python run.py`` of a slow cell (level-3 searches, chunks of 0.05 s, one worker) into
     ``out``, started in a process of its own for a test to signal or race; ``argv`` adds keys

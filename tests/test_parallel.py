@@ -15,7 +15,7 @@ import pytest
 
 from nmcs.games import game_module
 from nmcs.harness.parallel import parallel_search
-from tests.helpers import REPO
+from tests.helpers import REPO, terminal_lines
 
 pytestmark = pytest.mark.dask
 
@@ -239,7 +239,7 @@ def test_ctrl_c_on_dask_prints_one_line_and_stops_the_workers(tmp_path):
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    lines = err.strip().splitlines()
+    lines = terminal_lines(err)
     assert len(lines) == 1 and lines[0].startswith("run.py: interrupted: "), err
     assert "Traceback" not in out and "distributed" not in out, out
     saved = int(lines[0].split("interrupted: ")[1].split()[0])

@@ -2,6 +2,7 @@
 or finished cell says what it did in one line."""
 
 import signal
+import sys
 import time
 
 import numpy as np
@@ -219,6 +220,45 @@ def test_prediction_interval_covers_one_new_run_95_percent_of_the_time():
     # Exact coverage 0.95; a 99.9% binomial band around it.
     half = 3.29 * np.sqrt(0.95 * 0.05 / trials)
     assert abs(hits / trials - 0.95) < half
+
+
+def test_a_ctrl_c_in_a_finalizer_is_not_printed_and_other_unraisables_still_are():
+    # The garbage collector may run a finalizer (Dask's Future.__del__) when the signal comes:
+    # Python hands that KeyboardInterrupt to sys.unraisablehook, which prints it with a
+    # traceback unless the installed hook drops it. The hook before it (here a recorder in
+    # place of Python's printer) must still get every other exception.
+    import gc
+    import os
+
+    from nmcs.harness import interrupt
+
+    class SignalledWhileCollected:
+        def __del__(self):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+
+    class Broken:
+        def __del__(self):
+            raise ValueError("a finalizer's own error")
+
+    printed = []
+    previous = signal.getsignal(signal.SIGINT), sys.unraisablehook
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    sys.unraisablehook = lambda unraisable: printed.append(unraisable.exc_type)
+    try:
+        interrupt.install()
+        SignalledWhileCollected()
+        gc.collect()
+        assert printed == []
+        with pytest.raises(KeyboardInterrupt):
+            interrupt.check()
+        Broken()
+        gc.collect()
+        assert printed == [ValueError]
+    finally:
+        interrupt._INTERRUPTED.clear()
+        signal.signal(signal.SIGINT, previous[0])
+        sys.unraisablehook = previous[1]
 
 
 def test_a_ctrl_c_swallowed_by_a_callback_is_raised_again_before_the_next_chunk():

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import run_cli, start_run_py
+from helpers import run_cli, start_run_py, terminal_lines
 
 from nmcs.core.errors import ConfigError
 from nmcs.harness import cell as driver
@@ -370,10 +370,7 @@ def test_sigterm_stops_like_ctrl_c_and_the_rerun_resumes(tmp_path):
     if proc.returncode == 0:
         pytest.skip("the cell finished before SIGTERM came")
     assert proc.returncode == 143, err
-    # One line (after the compiler's own lines on a first run).
-    lines = [
-        line for line in err.strip().splitlines() if "compil" not in line and "done in" not in line
-    ]
+    lines = terminal_lines(err)
     assert len(lines) == 1 and lines[0].startswith("run.py: terminated (SIGTERM): "), err
     assert "run the same command again to finish them" in lines[0]
     assert not (out / "lock").exists() and not _leftovers(out)

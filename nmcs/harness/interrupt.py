@@ -5,6 +5,10 @@ ctypes callback: numba's compiler calls back into Python from LLVM (llvmlite's o
 and an exception raised there is printed as "Exception ignored" and dropped, so the run went on
 as if no Ctrl-C had come. The handler below also records the interrupt; the loops that run
 searches call ``check()`` before each chunk, which raises it again where it cannot be dropped.
+The same drop happens when the signal lands in a finalizer (a Dask ``Future.__del__`` run by the
+garbage collector): Python prints such an exception with its traceback through
+``sys.unraisablehook``, so ``install()`` also keeps that one off the terminal, since the recorded
+interrupt is raised again anyway.
 
 SIGTERM (what Slurm, Kubernetes and ``kill`` send before killing) is handled the same way: the
 cell stops at the end of the chunk in flight, its saved chunks are kept, and the process exits
@@ -12,6 +16,7 @@ with status 143 (128 + the signal) instead of 130.
 """
 
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +32,17 @@ def _on_signal(signum, frame):
     raise KeyboardInterrupt
 
 
+def _quiet_unraisable(unraisable) -> None:
+    """Drop the KeyboardInterrupt of a recorded signal that Python could not raise (it came in
+    a finalizer or a callback); pass every other unraisable exception on."""
+    if unraisable.exc_type is KeyboardInterrupt and _INTERRUPTED.is_set():
+        return
+    _PREVIOUS_HOOK[0](unraisable)
+
+
+_PREVIOUS_HOOK = [sys.unraisablehook]
+
+
 def install() -> None:
     """Record every Ctrl-C and SIGTERM (main thread only; a no-op for a signal that is ignored
     or already handled, as SIGINT in a background job of a non-interactive shell)."""
@@ -35,6 +51,9 @@ def install() -> None:
             signal.signal(signal.SIGINT, _on_signal)
         if signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
             signal.signal(signal.SIGTERM, _on_signal)
+        if sys.unraisablehook is not _quiet_unraisable:
+            _PREVIOUS_HOOK[0] = sys.unraisablehook
+            sys.unraisablehook = _quiet_unraisable
 
 
 def check() -> None:
