@@ -1,5 +1,5 @@
-"""Golden searches: a few seeded searches of every game x algorithm, pinned before the issue-8
-refactor (registries, one compiled entry point per game and algorithm) and checked after it.
+"""Golden searches: a few seeded searches of every game x algorithm, pinned before the engine
+moved to registries and one compiled entry point per game and algorithm, and checked since.
 
 Each case runs ``search_batch`` on a small position and compares, search by search, the score,
 the length, the playouts and a hash of the whole move sequence (plus its first moves, to make a
@@ -61,7 +61,7 @@ ALGOS = [
 ]
 SLOW = {"morpion", "morpion_5T_mobility", "samegame_std"}
 
-# NRPA and beam search, pinned at 537aacc (2026-11-28), before NRPA became one function for
+# NRPA and beam search, pinned at 537aacc, before NRPA became one function for
 # every level that calls itself; on the games and levels whose entry points the suite compiles
 # anyway.
 # (name, search_batch keyword arguments, game keys)
