@@ -263,7 +263,7 @@ def test_a_ctrl_c_in_a_finalizer_is_not_printed_and_other_unraisables_still_are(
 
 def test_a_ctrl_c_swallowed_by_a_callback_is_raised_again_before_the_next_chunk():
     # numba's compiler calls back into Python from LLVM; a KeyboardInterrupt raised inside such a
-    # ctypes callback is printed and dropped. The handler records it, and check() raises it.
+    # ctypes callback is dropped (sys.unraisablehook). The handler records it; check() raises it.
     import os
 
     from nmcs.harness import interrupt

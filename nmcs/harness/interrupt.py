@@ -1,14 +1,13 @@
 """Ctrl-C and SIGTERM that are never lost.
 
-Python delivers SIGINT as a KeyboardInterrupt at the next bytecode, which may run inside a
-ctypes callback: numba's compiler calls back into Python from LLVM (llvmlite's object cache),
-and an exception raised there is printed as "Exception ignored" and dropped, so the run went on
-as if no Ctrl-C had come. The handler below also records the interrupt; the loops that run
-searches call ``check()`` before each chunk, which raises it again where it cannot be dropped.
-The same drop happens when the signal lands in a finalizer (a Dask ``Future.__del__`` run by the
-garbage collector): Python prints such an exception with its traceback through
-``sys.unraisablehook``, so ``install()`` also keeps that one off the terminal, since the recorded
-interrupt is raised again anyway.
+Python delivers SIGINT as a KeyboardInterrupt at the next bytecode, which may run where it
+cannot be raised: inside a ctypes callback (numba's compiler calls back into Python from LLVM,
+llvmlite's object cache) or a finalizer the garbage collector runs (a Dask ``Future.__del__``).
+Python hands such an exception to ``sys.unraisablehook``, which prints it as "Exception
+ignored" with a traceback, and drops it, so the run went on as if no Ctrl-C had come. The
+handler below also records the interrupt; the loops that run searches call ``check()`` before
+each chunk, which raises it again where it cannot be dropped; and ``install()`` keeps the
+dropped one off the terminal.
 
 SIGTERM (what Slurm, Kubernetes and ``kill`` send before killing) is handled the same way: the
 cell stops at the end of the chunk in flight, its saved chunks are kept, and the process exits
@@ -24,6 +23,7 @@ from contextlib import contextmanager
 _INTERRUPTED = threading.Event()
 _SIGNAL = [signal.SIGINT]  # the last signal that stopped the run
 _NAMES = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)"}
+_PREVIOUS_HOOK = [sys.unraisablehook]  # the hook ``install()`` passes other exceptions on to
 
 
 def _on_signal(signum, frame):
@@ -38,9 +38,6 @@ def _quiet_unraisable(unraisable) -> None:
     if unraisable.exc_type is KeyboardInterrupt and _INTERRUPTED.is_set():
         return
     _PREVIOUS_HOOK[0](unraisable)
-
-
-_PREVIOUS_HOOK = [sys.unraisablehook]
 
 
 def install() -> None:
